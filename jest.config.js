@@ -1,0 +1,20 @@
+// Jest projects: fast unit rules, provider adapters against the fake HTTP provider, and workflows on a real
+// Temporal dev server (started once by the global setup of the `temporal` project).
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
+const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'providers', testMatch: ['<rootDir>/test/providers/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'temporal',
+      testMatch: ['<rootDir>/test/temporal/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 120_000,
+    },
+  ],
+};
