@@ -1,0 +1,40 @@
+// The Switchyard config file schema: providers, models, routes and the default route. Workflow-safe (zod only).
+import { z } from 'zod';
+import { ProviderSchema } from './provider-schema';
+import { RouteSpecSchema } from './route';
+
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
+
+export const ConfigSchema = z
+  .object({
+    providers: z.record(z.string().regex(NAME, 'provider names are letters, digits, . _ -'), ProviderSchema),
+    routes: z.record(z.string().regex(NAME, 'route names are letters, digits, . _ -'), RouteSpecSchema),
+    /** Route used when a call names none. */
+    defaultRoute: z.string().optional(),
+  })
+  .superRefine((config, context) => {
+    for (const [routeName, route] of Object.entries(config.routes)) {
+      route.targets.forEach((target, index) => {
+        const provider = config.providers[target.provider];
+        if (!provider) {
+          context.addIssue({
+            code: 'custom',
+            path: ['routes', routeName, 'targets', index, 'provider'],
+            message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(', ') || 'none'})`,
+          });
+        } else if (!provider.models[target.model]) {
+          context.addIssue({
+            code: 'custom',
+            path: ['routes', routeName, 'targets', index, 'model'],
+            message: `provider "${target.provider}" has no model "${target.model}" in its models`,
+          });
+        }
+      });
+    }
+    if (config.defaultRoute !== undefined && !config.routes[config.defaultRoute]) {
+      context.addIssue({ code: 'custom', path: ['defaultRoute'], message: `no route named "${config.defaultRoute}"` });
+    }
+  });
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type Config = z.infer<typeof ConfigSchema>;

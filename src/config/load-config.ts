@@ -1,0 +1,52 @@
+// Reads and validates the config file; every problem is reported with its path. Node side (file I/O).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { ConfigSchema, type Config } from './config';
+
+/** Config file used when neither an explicit path nor `SWITCHYARD_CONFIG` is given. */
+export const DEFAULT_CONFIG_FILE = 'switchyard.config.json';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    message: string,
+    readonly file: string | undefined,
+    /** zod issues, when the file parsed but did not validate. */
+    readonly issues: readonly z.core.$ZodIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Validates a config object; throws {@link ConfigError} naming every invalid field. */
+export function parseConfig(value: unknown, file?: string): Config {
+  const parsed = ConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const where = file ? ` in ${file}` : '';
+    throw new ConfigError(`Invalid Switchyard config${where}:\n${z.prettifyError(parsed.error)}`, file, parsed.error.issues);
+  }
+  return parsed.data;
+}
+
+/** The config file path: the argument, else `SWITCHYARD_CONFIG`, else `./switchyard.config.json`. */
+export function configPath(explicit?: string): string {
+  return path.resolve(explicit ?? process.env.SWITCHYARD_CONFIG ?? DEFAULT_CONFIG_FILE);
+}
+
+export function loadConfig(file?: string): Config {
+  const resolved = configPath(file);
+  let text: string;
+  try {
+    text = readFileSync(resolved, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read Switchyard config ${resolved}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, resolved);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Switchyard config ${resolved} is not valid JSON: ${(error as Error).message}`, resolved);
+  }
+  return parseConfig(value, resolved);
+}

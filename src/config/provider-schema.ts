@@ -1,0 +1,26 @@
+// Provider and model schemas: endpoints, key variables, prices and context windows. Workflow-safe (zod only).
+import { z } from 'zod';
+
+export const ModelSchema = z.object({
+  /** USD per million prompt tokens. */
+  inputUsdPerMillion: z.number().min(0),
+  /** USD per million prompt tokens served from cache. @default the input price */
+  cachedInputUsdPerMillion: z.number().min(0).optional(),
+  /** USD per million generated tokens. */
+  outputUsdPerMillion: z.number().min(0),
+  /** Context window in tokens. */
+  contextWindow: z.number().int().positive().optional(),
+});
+export type ModelConfig = z.infer<typeof ModelSchema>;
+
+export const ProviderSchema = z.object({
+  /** Wire format: `openai` (Chat Completions), `anthropic` (Messages) or any `openai-compatible` server. */
+  kind: z.enum(['openai', 'anthropic', 'openai-compatible']),
+  /** Name of the environment variable that holds the API key; read by the worker only. */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+  /** Base URL of the API. @default the provider's public endpoint */
+  baseURL: z.url().optional(),
+  /** Models this provider serves, with their prices. */
+  models: z.record(z.string().min(1), ModelSchema),
+});
+export type ProviderConfig = z.infer<typeof ProviderSchema>;

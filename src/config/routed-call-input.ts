@@ -1,0 +1,21 @@
+// Input of the routed-call workflow: zod schema shared by the client and the workflow. Workflow-safe.
+import { z } from 'zod';
+import { GenerationRequestSchema } from './request';
+import { RouteSpecSchema } from './route';
+
+export const RoutedCallInputSchema = z.object({
+  /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
+  route: z.union([z.string().min(1), RouteSpecSchema]).optional(),
+  request: GenerationRequestSchema,
+  /** Budget scope charged for this call (a team, a project, a schedule). */
+  budget: z.string().min(1).max(200).optional(),
+  /** Deadline of the whole call in milliseconds from its start; tighter of this and the route's wins. */
+  deadlineMs: z.number().int().positive().optional(),
+  /** Stream each answer from the provider (heartbeats per chunk). @default false */
+  stream: z.boolean().default(false),
+  /** Free-form labels kept with the call (not sent to providers). */
+  labels: z.record(z.string(), z.string()).optional(),
+});
+
+export type RoutedCallInputValue = z.input<typeof RoutedCallInputSchema>;
+export type RoutedCallInput = z.infer<typeof RoutedCallInputSchema>;

@@ -1,0 +1,90 @@
+// The provider-neutral contract every adapter implements. Worker side (adapters do I/O); types only here.
+import type { GenerationRequest } from '../config/request';
+import type { FailureClass } from '../routing/failure-class';
+
+export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible';
+
+/** Why generation stopped, normalized; `raw` keeps the provider's own value. */
+export type UnifiedFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'other';
+
+export interface FinishReason {
+  readonly unified: UnifiedFinishReason;
+  readonly raw: string | null;
+}
+
+export interface Usage {
+  /** Prompt tokens billed at the full input price (cached tokens excluded). */
+  readonly inputTokens: number;
+  /** Prompt tokens served from the provider's cache. */
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  /** The provider's usage object as it came. */
+  readonly raw: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** Arguments as the JSON text the model produced. */
+  readonly arguments: string;
+}
+
+export interface GenerationResult {
+  readonly text: string;
+  readonly toolCalls: ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly usage: Usage;
+  readonly provider: string;
+  readonly model: string;
+  /** The provider's request id (`x-request-id` / `request-id`), for support tickets. */
+  readonly requestId: string | null;
+}
+
+export interface CallOptions {
+  /** Per-attempt deadline in milliseconds, passed to the SDK as its `timeout`. */
+  readonly timeoutMs: number;
+  /** Aborts the HTTP request (activity cancellation or the attempt's own deadline). */
+  readonly signal?: AbortSignal;
+  /** Stream the answer; `onProgress` is then called per received chunk (used to heartbeat). @default false */
+  readonly stream?: boolean;
+  readonly onProgress?: () => void;
+}
+
+/** One configured provider endpoint (an API key and base URL) able to call any of its models. */
+export interface LanguageModelProvider {
+  /** The provider's name in the config (e.g. `openai`, `groq`). */
+  readonly name: string;
+  readonly kind: ProviderKind;
+  /** Resolves with a normalized result, or rejects with a {@link ProviderError}. */
+  generate(model: string, request: GenerationRequest, options: CallOptions): Promise<GenerationResult>;
+}
+
+/** A classified provider failure. Carries no message body from the provider beyond its code. */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    message: string,
+    readonly failureClass: FailureClass,
+    readonly details: {
+      /** HTTP status, when a response arrived. */
+      readonly status?: number;
+      /** Provider error `code` / `type` (e.g. `insufficient_quota`, `overloaded_error`). */
+      readonly providerCode?: string;
+      /** Parsed `retry-after-ms` / `retry-after`, in milliseconds. */
+      readonly retryAfterMs?: number;
+      readonly requestId?: string;
+      /**
+       * Whether the request may have reached the provider (and so may be billed). False only when it
+       * certainly did not leave: connection refused, DNS failure, aborted before sending.
+       */
+      readonly requestSent: boolean;
+      /**
+       * Usage the provider reported although the attempt failed (a refusal or content-filter stop is a
+       * billed 200), so the ledger can settle the real cost instead of the full reservation.
+       */
+      readonly usage?: Usage;
+    },
+  ) {
+    super(message);
+  }
+}

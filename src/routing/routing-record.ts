@@ -1,0 +1,68 @@
+// The routing record: what a routed call did, attempt by attempt. Plain JSON types, workflow-safe.
+import type { GenerationResult } from '../providers/types';
+import type { FailureClass } from './failure-class';
+
+export const AttemptOutcome = { succeeded: 'succeeded', failed: 'failed', skipped: 'skipped' } as const;
+export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];
+
+/** Why a target was passed over without a request. */
+export const SkipReason = { circuitOpen: 'circuit_open', overBudget: 'over_budget' } as const;
+export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
+
+export interface AttemptRecord {
+  /** 1-based attempt number within the call (skips included). */
+  readonly attempt: number;
+  readonly targetIndex: number;
+  readonly provider: string;
+  readonly model: string;
+  /** 0 for the first try of the target, 1.. for its retries. */
+  readonly retry: number;
+  readonly outcome: AttemptOutcome;
+  readonly skipReason?: SkipReason;
+  readonly failureClass?: FailureClass;
+  /** Short machine-made description; never a provider body or a secret. */
+  readonly message?: string;
+  readonly httpStatus?: number;
+  readonly providerCode?: string;
+  readonly retryAfterMs?: number;
+  readonly requestId?: string;
+  /** ISO time the attempt started (workflow time). */
+  readonly startedAt: string;
+  /** Wall time from scheduling the attempt to its end, in milliseconds (workflow time). */
+  readonly latencyMs: number;
+  /** Charged cost in nano-USD (0 for skips and for requests that were never sent). */
+  readonly costNanoUsd: number;
+  /** False when the cost is the attempt's worst-case bound because usage is unknown. */
+  readonly costKnown: boolean;
+}
+
+export interface RoutingRecord {
+  readonly route: string;
+  readonly workflowId: string;
+  /** The target that served the call, absent on failure. */
+  readonly servedBy?: { readonly targetIndex: number; readonly provider: string; readonly model: string };
+  /** Attempts with a request beyond the first one (failovers and retries). */
+  readonly fallbacks: number;
+  readonly totalCostNanoUsd: number;
+  readonly totalCostUsd: number;
+  readonly attempts: readonly AttemptRecord[];
+}
+
+/** Stable `ApplicationFailure.type` strings of a failed routed call; each carries the routing record. */
+export const RoutedCallFailureType = {
+  allTargetsFailed: 'AllTargetsFailed',
+  budgetExceeded: 'BudgetExceeded',
+  circuitOpen: 'CircuitOpen',
+  deadlineExceeded: 'DeadlineExceeded',
+  invalidRequest: 'InvalidRequest',
+  contentRefused: 'ContentRefused',
+  contextOverflow: 'ContextOverflow',
+  cancelled: 'Cancelled',
+} as const;
+export type RoutedCallFailureType = (typeof RoutedCallFailureType)[keyof typeof RoutedCallFailureType];
+
+/** What a successful routed call returns: the normalized answer and how it was obtained. */
+export interface RoutedCallResult {
+  readonly answer: Omit<GenerationResult, 'provider' | 'model'>;
+  readonly record: RoutingRecord;
+}

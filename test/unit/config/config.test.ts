@@ -1,0 +1,70 @@
+// Config validation: the example parses; every invalid field is named by its path.
+import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load-config';
+
+const example = JSON.parse(readFileSync(path.join(__dirname, '../../../switchyard.config.example.json'), 'utf8'));
+
+function configError(value: unknown): ConfigError {
+  try {
+    parseConfig(value);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+test('the example config in the repository is valid and gets defaults', () => {
+  const config = parseConfig(example);
+  expect(config.routes.support!.maxAttempts).toBe(10);
+  expect(config.routes.support!.whenAllOpen).toBe('probe_first');
+  expect(config.routes.support!.targets[1]!.retries).toBe(0);
+});
+
+test('every problem is reported, each with its path', () => {
+  const broken = structuredClone(example);
+  broken.providers.openai.kind = 'openia';
+  broken.providers.anthropic.apiKeyEnv = 'not a variable';
+  broken.routes.support.targets[0].timeoutMs = -5;
+  broken.routes.support.maxAttempts = 11;
+  const error = configError(broken);
+  const paths = error.issues.map((issue) => issue.path.join('.'));
+  expect(paths).toEqual(
+    expect.arrayContaining([
+      'providers.openai.kind',
+      'providers.anthropic.apiKeyEnv',
+      'routes.support.targets.0.timeoutMs',
+      'routes.support.maxAttempts',
+    ]),
+  );
+  expect(error.message).toContain('providers.openai.kind');
+  expect(error.message).toContain('routes.support.targets[0].timeoutMs');
+});
+
+test('targets must name configured providers and models', () => {
+  const broken = structuredClone(example);
+  broken.routes.support.targets.push({ provider: 'mistral', model: 'large' }, { provider: 'openai', model: 'gpt-9' });
+  broken.defaultRoute = 'sales';
+  const error = configError(broken);
+  expect(error.message).toContain('unknown provider "mistral"');
+  expect(error.message).toContain('routes.support.targets[2].provider');
+  expect(error.message).toContain('provider "openai" has no model "gpt-9"');
+  expect(error.message).toContain('routes.support.targets[3].model');
+  expect(error.message).toContain('no route named "sales"');
+});
+
+test('failoverOn may list only classes that can fail over', () => {
+  const broken = structuredClone(example);
+  broken.routes.support.failoverOn = ['rate_limited', 'refused'];
+  expect(configError(broken).message).toContain('routes.support.failoverOn[1]');
+});
+
+test('loadConfig names the file when it is missing or not JSON', () => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'switchyard-config-'));
+  expect(() => loadConfig(path.join(directory, 'missing.json'))).toThrow(/Cannot read Switchyard config .*missing\.json: ENOENT/);
+  const file = path.join(directory, 'bad.json');
+  writeFileSync(file, '{ "providers": ');
+  expect(() => loadConfig(file)).toThrow(/bad\.json is not valid JSON/);
+});
