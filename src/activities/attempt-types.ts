@@ -1,0 +1,28 @@
+// Input and output of the provider-attempt activity. Types only; shared with workflow code.
+import type { GenerationRequest } from '../config/request';
+import type { ResolvedTarget } from '../config/resolved-route';
+import type { GenerationResult } from '../providers/types';
+
+export interface AttemptInput {
+  readonly target: ResolvedTarget;
+  readonly request: GenerationRequest;
+  /** SDK timeout of this attempt, in milliseconds (the target's, shortened by the call's deadline). */
+  readonly timeoutMs: number;
+  readonly stream: boolean;
+}
+
+export interface AttemptSuccess {
+  readonly result: GenerationResult;
+  /** Provider call duration measured in the worker, in milliseconds. */
+  readonly latencyMs: number;
+}
+
+/** `details[0]` of the ApplicationFailure a failed attempt throws; its `type` is the failure class. */
+export interface AttemptFailureDetails {
+  readonly status?: number;
+  readonly providerCode?: string;
+  readonly retryAfterMs?: number;
+  readonly requestId?: string;
+  readonly requestSent: boolean;
+  readonly latencyMs: number;
+}

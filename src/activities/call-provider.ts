@@ -1,0 +1,59 @@
+// The provider-attempt activity: one SDK call, heartbeating, cancellable, failures classified. Worker side.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureClass } from '../routing/failure-class';
+import { ProviderError } from '../providers/types';
+import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';
+import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
+
+function attemptFailure(
+  failureClass: FailureClass,
+  message: string,
+  details: AttemptFailureDetails,
+): ApplicationFailure {
+  // Non-retryable: the workflow, not Temporal, decides whether and where to try again.
+  return ApplicationFailure.create({ type: failureClass, message, nonRetryable: true, details: [details] });
+}
+
+export function createCallProvider(registry: ProviderRegistry) {
+  return async function callProvider(input: AttemptInput): Promise<AttemptSuccess> {
+    const context = Context.current();
+    const began = performance.now();
+    const elapsed = () => Math.round(performance.now() - began);
+    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
+    const heartbeatEveryMs = Math.max(200, Math.floor((context.info.heartbeatTimeoutMs ?? 3_000) / 3));
+    const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
+    try {
+      const provider = registry.get(input.target.provider);
+      const result = await provider.generate(input.target.model, input.request, {
+        timeoutMs: input.timeoutMs,
+        signal: context.cancellationSignal,
+        stream: input.stream,
+        onProgress: () => context.heartbeat(),
+      });
+      return { result, latencyMs: elapsed() };
+    } catch (error) {
+      if (error instanceof ProviderError) {
+        const { status, providerCode, retryAfterMs, requestId, requestSent } = error.details;
+        throw attemptFailure(error.failureClass, error.message, {
+          ...(status !== undefined ? { status } : {}),
+          ...(providerCode !== undefined ? { providerCode } : {}),
+          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+          ...(requestId !== undefined ? { requestId } : {}),
+          requestSent,
+          latencyMs: elapsed(),
+        });
+      }
+      if (error instanceof MissingApiKeyError) {
+        // The next target has its own key, so this fails over like a 401 would.
+        throw attemptFailure(FailureClass.authentication, error.message, { requestSent: false, latencyMs: elapsed() });
+      }
+      throw attemptFailure(FailureClass.invalidResponse, `unexpected adapter error: ${(error as Error).name}`, {
+        requestSent: true,
+        latencyMs: elapsed(),
+      });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+}

@@ -1,0 +1,48 @@
+// Builds provider clients from the config and the worker's environment, once per provider. Worker side.
+import type { Config } from '../config/config';
+import { createProvider } from '../providers';
+import type { LanguageModelProvider } from '../providers/types';
+
+/** Looks up the client for a configured provider; keys are read from the environment here and only here. */
+export interface ProviderRegistry {
+  get(providerName: string): LanguageModelProvider;
+}
+
+export class MissingApiKeyError extends Error {
+  override readonly name = 'MissingApiKeyError';
+  constructor(
+    readonly provider: string,
+    readonly variable: string,
+  ) {
+    super(`provider "${provider}": environment variable ${variable} is not set on the worker`);
+  }
+}
+
+export class UnknownProviderError extends Error {
+  override readonly name = 'UnknownProviderError';
+  constructor(readonly provider: string) {
+    super(`provider "${provider}" is not in the worker's config`);
+  }
+}
+
+export function createProviderRegistry(config: Config, environment: NodeJS.ProcessEnv = process.env): ProviderRegistry {
+  const clients = new Map<string, LanguageModelProvider>();
+  return {
+    get(providerName) {
+      const existing = clients.get(providerName);
+      if (existing) return existing;
+      const providerConfig = config.providers[providerName];
+      if (!providerConfig) throw new UnknownProviderError(providerName);
+      const apiKey = environment[providerConfig.apiKeyEnv];
+      if (!apiKey) throw new MissingApiKeyError(providerName, providerConfig.apiKeyEnv);
+      const client = createProvider({
+        name: providerName,
+        kind: providerConfig.kind,
+        apiKey,
+        ...(providerConfig.baseURL ? { baseURL: providerConfig.baseURL } : {}),
+      });
+      clients.set(providerName, client);
+      return client;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Connects to Temporal by Temporal's own conventions (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles, TLS, API key). Node side.
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { NativeConnection } from '@temporalio/worker';
+
+export interface ConnectionSettings {
+  /** `host:port` of the Temporal front end. @default `TEMPORAL_ADDRESS`, else the profile, else 'localhost:7233' */
+  readonly address?: string;
+  /** @default `TEMPORAL_NAMESPACE`, else the profile, else 'default' */
+  readonly namespace?: string;
+}
+
+function resolveSettings(settings: ConnectionSettings) {
+  const { connectionOptions, namespace } = loadClientConnectConfig();
+  return {
+    connectionOptions: { ...connectionOptions, address: settings.address ?? connectionOptions.address ?? 'localhost:7233' },
+    namespace: settings.namespace ?? namespace ?? 'default',
+  };
+}
+
+/** A client for starting and reading workflows. Close it with `client.connection.close()`. */
+export async function connectClient(settings: ConnectionSettings = {}): Promise<Client> {
+  const { connectionOptions, namespace } = resolveSettings(settings);
+  const connection = await Connection.connect(connectionOptions);
+  return new Client({ connection, namespace });
+}
+
+/** A worker-side connection with the same settings. */
+export async function connectWorker(settings: ConnectionSettings = {}): Promise<{ connection: NativeConnection; namespace: string }> {
+  const { connectionOptions, namespace } = resolveSettings(settings);
+  return { connection: await NativeConnection.connect(connectionOptions), namespace };
+}

@@ -1,0 +1,44 @@
+// Errors the client API throws: typed routed-call failures and rejected requests. Node side.
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { RoutedCallFailureType, RoutingRecord } from '../routing/routing-record';
+
+/** A routed call that ended without an answer; `type` is stable (`AllTargetsFailed`, `BudgetExceeded`, …). */
+export class RoutedCallError extends Error {
+  override readonly name = 'RoutedCallError';
+  constructor(
+    message: string,
+    readonly type: RoutedCallFailureType,
+    readonly workflowId: string,
+    /** Every attempt made before the call ended; absent only if the call failed before resolving its route. */
+    readonly record: RoutingRecord | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** A request refused before any workflow started; `field` is the path of the first bad field. */
+export class InvalidRequestError extends Error {
+  override readonly name = 'InvalidRequestError';
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Converts a failed workflow result into a {@link RoutedCallError}; other errors pass through. */
+export function toRoutedCallError(error: unknown, workflowId: string): unknown {
+  if (!(error instanceof WorkflowFailedError)) return error;
+  const cause = error.cause;
+  if (cause instanceof CancelledFailure) {
+    return new RoutedCallError(cause.message, 'Cancelled', workflowId, cause.details?.[0] as RoutingRecord | undefined);
+  }
+  if (cause instanceof ApplicationFailure && cause.type) {
+    const first = cause.details?.[0] as RoutingRecord | { field?: string } | undefined;
+    const record = first && 'attempts' in first ? (first as RoutingRecord) : undefined;
+    return new RoutedCallError(cause.message, cause.type as RoutedCallFailureType, workflowId, record);
+  }
+  return error;
+}

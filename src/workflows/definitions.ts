@@ -1,0 +1,14 @@
+// Names shared by workflows and clients: task queue, workflow ids, queries. Workflow-safe.
+import { defineQuery } from '@temporalio/workflow';
+import type { AttemptRecord } from '../routing/routing-record';
+
+/** Task queue of Switchyard workers. @default 'switchyard' (override with `SWITCHYARD_TASK_QUEUE`) */
+export const DEFAULT_TASK_QUEUE = 'switchyard';
+
+/** Workflow id of a routed call: the idempotency key when given, so a key never runs twice. */
+export function routedCallWorkflowId(idempotencyKey: string): string {
+  return `switchyard-call-${idempotencyKey}`;
+}
+
+/** The attempts of a routed call that have ended so far (an attempt in flight is listed once it ends). */
+export const attemptsQuery = defineQuery<AttemptRecord[]>('attempts');

@@ -1,0 +1,2 @@
+// The workflow bundle's entry point: every workflow a Switchyard worker runs. Workflow code.
+export { routedCallWorkflow } from './routed-call/routed-call-workflow';

@@ -1,0 +1,43 @@
+// Turns an attempt activity's failure into a failure class and recorded fields. Workflow-safe.
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import type { AttemptFailureDetails } from '../../activities/attempt-types';
+import { ALL_FAILURE_CLASSES, FailureClass } from '../../routing/failure-class';
+
+export interface ClassifiedAttemptFailure {
+  readonly failureClass: FailureClass;
+  readonly message: string;
+  readonly details?: AttemptFailureDetails;
+  /** Whether the provider may have received (and billed) the request. */
+  readonly requestSent: boolean;
+}
+
+function isFailureClass(value: string | undefined | null): value is FailureClass {
+  return ALL_FAILURE_CLASSES.includes(value as FailureClass);
+}
+
+export function classifyAttemptFailure(error: unknown): ClassifiedAttemptFailure {
+  if (isCancellation(error)) {
+    return { failureClass: FailureClass.cancelled, message: 'cancelled by the caller', requestSent: true };
+  }
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure && isFailureClass(cause.type)) {
+    const details = cause.details?.[0] as AttemptFailureDetails | undefined;
+    return {
+      failureClass: cause.type,
+      message: cause.message,
+      requestSent: details?.requestSent ?? true,
+      ...(details ? { details } : {}),
+    };
+  }
+  if (cause instanceof TimeoutFailure) {
+    // Start-to-close: the provider did not answer in time. Heartbeat: the worker running the attempt died.
+    // Either way the request may have been sent, so its cost is unknown.
+    const what = cause.timeoutType === 'HEARTBEAT' ? 'attempt lost: no heartbeat from its worker' : 'attempt timed out';
+    return { failureClass: FailureClass.timeout, message: what, requestSent: true };
+  }
+  return {
+    failureClass: FailureClass.invalidResponse,
+    message: `attempt failed unexpectedly: ${(cause as Error | undefined)?.message ?? String(cause)}`,
+    requestSent: true,
+  };
+}

@@ -1,0 +1,51 @@
+// Per-file harness for routed-call tests: dev server connection, fake provider, workflow bundle, workers.
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createProviderRegistry } from '../../src/activities/provider-registry';
+import { SwitchyardClient } from '../../src/client/switchyard-client';
+import type { Config } from '../../src/config/config';
+import { startFakeProvider, type FakeProvider } from '../../src/fake-provider';
+import { createSwitchyardWorker } from '../../src/worker';
+import { bundleSwitchyardWorkflows, connectForTest, uniqueName, type TemporalTestContext } from './temporal';
+import { TEST_API_KEYS, testConfig } from './test-config';
+
+export interface Harness {
+  readonly temporal: TemporalTestContext;
+  readonly fake: FakeProvider;
+  readonly config: Config;
+  /** Starts a worker on a fresh task queue, runs `body` with a client bound to it, then stops the worker. */
+  withWorker<T>(body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const [temporal, fake, bundle] = await Promise.all([connectForTest(), startFakeProvider(), bundleSwitchyardWorkflows()]);
+  const config = testConfig(fake);
+  return {
+    temporal,
+    fake,
+    config,
+    withWorker: (body) => runWithWorker(temporal, config, bundle, body),
+    close: async () => {
+      await fake.close();
+      await temporal.close();
+    },
+  };
+}
+
+async function runWithWorker<T>(
+  temporal: TemporalTestContext,
+  config: Config,
+  bundle: WorkflowBundleWithSourceMap,
+  body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = uniqueName('switchyard-test');
+  const worker = await createSwitchyardWorker({
+    config,
+    connection: temporal.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+  });
+  const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue, config });
+  return worker.runUntil(body(switchyard, taskQueue));
+}

@@ -1,0 +1,49 @@
+// Helpers for tests on the real dev server: connections, one workflow bundle per file, unique names.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+
+let runtimeInstalled = false;
+
+/** Keeps the worker runtime's logs to warnings so test output stays readable. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}
+
+export function temporalAddress(): string {
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run this test through the jest `temporal` project');
+  return address;
+}
+
+export interface TemporalTestContext {
+  readonly client: Client;
+  readonly nativeConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+export async function connectForTest(): Promise<TemporalTestContext> {
+  quietRuntime();
+  const address = temporalAddress();
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  return {
+    client: new Client({ connection }),
+    nativeConnection,
+    close: async () => {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** Bundles `src/workflows` once; call it in `beforeAll`. */
+export function bundleSwitchyardWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}

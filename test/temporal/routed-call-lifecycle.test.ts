@@ -1,0 +1,122 @@
+// Routed calls on a real dev server: deadline, cancellation, idempotency, input validation, history contents.
+import { setTimeout as delay } from 'node:timers/promises';
+import { InvalidRequestError } from '../../src/client/errors';
+import { startHarness, type Harness } from '../support/harness';
+import { expectRoutedCallError } from '../support/expect-failure';
+import { TEST_API_KEYS } from '../support/test-config';
+import { uniqueName } from '../support/temporal';
+
+const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => harness?.close());
+beforeEach(() => harness.fake.reset());
+
+async function waitFor(condition: () => boolean | Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    if (await condition()) return;
+    await delay(50);
+  }
+  throw new Error('condition not met in time');
+}
+
+test('the call deadline stops the walk before further targets', async () => {
+  harness.fake.script('gpt-primary', { kind: 'hang' });
+  const route = {
+    targets: [
+      { provider: 'openai', model: 'gpt-primary', timeoutMs: 30_000 },
+      { provider: 'anthropic', model: 'claude-primary', timeoutMs: 30_000 },
+    ],
+  };
+  const error = await expectRoutedCallError(
+    harness.withWorker((switchyard) => switchyard.generate({ route, request, deadlineMs: 1_000 })),
+  );
+  expect(error.type).toBe('DeadlineExceeded');
+  expect(error.record?.attempts).toHaveLength(1);
+  expect(error.record?.attempts[0]).toMatchObject({ failureClass: 'timeout' });
+  expect(harness.fake.counters('claude-primary').requests).toBe(0);
+});
+
+test('cancelling a call ends it as cancelled with no further attempt', async () => {
+  harness.fake.script('gpt-primary', { kind: 'hang' });
+  const error = await expectRoutedCallError(
+    harness.withWorker(async (switchyard) => {
+      const handle = await switchyard.start({ route: 'support', request });
+      await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
+      await handle.cancel();
+      return handle.result();
+    }),
+  );
+  expect(error.type).toBe('Cancelled');
+  expect(error.record?.attempts.map((attempt) => attempt.failureClass)).toEqual(['cancelled']);
+  expect(harness.fake.counters('claude-primary').requests).toBe(0);
+});
+
+test('the same idempotency key never calls a provider twice and returns the first result', async () => {
+  const idempotencyKey = uniqueName('key');
+  const [first, second] = await harness.withWorker(async (switchyard) => {
+    const one = await switchyard.generate({ route: 'support', request }, { idempotencyKey });
+    const two = await switchyard.generate({ route: 'support', request }, { idempotencyKey });
+    return [one, two];
+  });
+  expect(second).toEqual(first);
+  expect(harness.fake.requests).toHaveLength(1);
+});
+
+test('a bad request is refused at the client with the field named, and nothing starts', async () => {
+  await harness.withWorker(async (switchyard) => {
+    const bad = { route: 'support', request: { messages: [], maxOutputTokens: -1 } };
+    await expect(switchyard.start(bad)).rejects.toThrow(InvalidRequestError);
+    await expect(switchyard.start(bad)).rejects.toMatchObject({ field: 'request.messages' });
+  });
+  expect(harness.fake.requests).toHaveLength(0);
+});
+
+test('an unknown route fails the workflow as InvalidRequest naming the route', async () => {
+  const error = await expectRoutedCallError(harness.withWorker((switchyard) => switchyard.generate({ route: 'nope', request })));
+  expect(error.type).toBe('InvalidRequest');
+  expect(error.message).toContain('unknown route "nope"');
+  expect(harness.fake.requests).toHaveLength(0);
+});
+
+test('input that bypasses the client is validated again at workflow start', async () => {
+  await harness.withWorker(async (_switchyard, taskQueue) => {
+    const handle = await harness.temporal.client.workflow.start('routedCallWorkflow', {
+      taskQueue,
+      workflowId: uniqueName('raw'),
+      args: [{ request: { messages: [{ role: 'robot', content: 'x' }] } }],
+    });
+    await expect(handle.result()).rejects.toMatchObject({ cause: { type: 'InvalidRequest' } });
+  });
+});
+
+test('history records the resolved route, and no API key appears anywhere in it', async () => {
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'authentication' });
+  const { record } = await harness.withWorker((switchyard) => switchyard.generate({ route: 'support', request }));
+  const history = await harness.temporal.client.workflow.getHandle(record.workflowId).fetchHistory();
+  const text = JSON.stringify(history);
+  for (const key of Object.values(TEST_API_KEYS)) {
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(Buffer.from(key).toString('base64'));
+  }
+  // The route was resolved once, by a local activity whose result (targets with prices) is in history.
+  const markers = history.events?.filter((event) => event.markerRecordedEventAttributes) ?? [];
+  expect(markers).toHaveLength(1);
+  // And the keys reached the provider all the same.
+  expect(harness.fake.requests.every((received) => received.apiKeyFingerprint !== null)).toBe(true);
+});
+
+test('search attributes and the static summary describe the finished call', async () => {
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'rate_limited' });
+  const { record } = await harness.withWorker((switchyard) => switchyard.generate({ route: 'support', request }));
+  const description = await harness.temporal.client.workflow.getHandle(record.workflowId).describe();
+  const attributes = description.searchAttributes;
+  expect(attributes.SwitchyardRoute).toEqual(['support']);
+  expect(attributes.SwitchyardOutcome).toEqual(['succeeded']);
+  expect(attributes.SwitchyardServedBy).toEqual(['anthropic/claude-primary']);
+  expect(attributes.SwitchyardFallbacks).toEqual([1]);
+  expect(await description.staticSummary()).toMatch(/^route support · request [0-9a-f]{12}/);
+});
