@@ -1,6 +1,6 @@
 // Jest projects: fast unit rules, provider adapters against the fake HTTP provider, and workflows on a real
 // Temporal dev server (started once by the global setup of the `temporal` project).
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
+const transform = { '^.+\\.ts$': 'ts-jest' };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 /** @type {import('jest').Config} */
@@ -14,7 +14,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/temporal/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.ts'],
     },
   ],
 };

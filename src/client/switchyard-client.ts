@@ -1,16 +1,23 @@
 // The application API: start, wait for, plan and inspect routed calls. Node side.
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowExecutionStatusName,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
 import { RoutedCallInputSchema, type RoutedCallInput, type RoutedCallInputValue } from '../config/routed-call-input';
 import { planCall, type CallPlan } from '../routing/call-plan';
-import type { AttemptRecord, RoutedCallResult } from '../routing/routing-record';
-import { attemptsQuery, DEFAULT_TASK_QUEUE, routedCallWorkflowId } from '../workflows/definitions';
+import type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
+import { attemptsQuery, CANCELLED_RECORD_MEMO, DEFAULT_TASK_QUEUE, routedCallWorkflowId } from '../workflows/definitions';
 import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
-import { InvalidRequestError, toRoutedCallError } from './errors';
+import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { staticSummary } from './request-digest';
 
 export interface SwitchyardClientOptions {
@@ -40,6 +47,21 @@ export interface RoutedCallHandle {
   cancel(): Promise<void>;
 }
 
+/** What `inspect` found out about a routed call, whatever state it is in. */
+export interface RoutedCallInspection {
+  readonly workflowId: string;
+  /** Temporal's execution status: `RUNNING`, `COMPLETED`, `FAILED`, `CANCELLED`, `TERMINATED`, `TIMED_OUT`, … */
+  readonly status: WorkflowExecutionStatusName;
+  /** The answer, once the call has completed. */
+  readonly answer?: RoutedCallResult['answer'];
+  /** The routing record, once the call has ended (absent while it runs, and after a terminate or timeout). */
+  readonly record?: RoutingRecord;
+  /** The attempts that have ended so far; the record's attempts once the call has ended. */
+  readonly attempts: readonly AttemptRecord[];
+  /** Why the call ended without an answer: a `RoutedCallFailureType`, or `Terminated` / `TimedOut`. */
+  readonly error?: { readonly type: string; readonly message: string };
+}
+
 /** Validates a call's input and names the first bad field, before anything starts. */
 export function validateCallInput(input: RoutedCallInputValue): RoutedCallInput {
   const parsed = RoutedCallInputSchema.safeParse(input);
@@ -48,6 +70,18 @@ export function validateCallInput(input: RoutedCallInputValue): RoutedCallInput 
     throw new InvalidRequestError(`Invalid routed call:\n${z.prettifyError(parsed.error)}`, field);
   }
   return parsed.data;
+}
+
+/** What a call would do now, planned against `config`; needs no Temporal connection. */
+export function planRoutedCall(config: Config, input: RoutedCallInputValue): CallPlan {
+  const validated = validateCallInput(input);
+  try {
+    const route = resolveRoute(config, validated.route);
+    return planCall(route, validated.request, validated.deadlineMs);
+  } catch (error) {
+    if (error instanceof RouteResolutionError) throw new InvalidRequestError(error.message, error.field);
+    throw error;
+  }
 }
 
 export class SwitchyardClient {
@@ -98,7 +132,13 @@ export class SwitchyardClient {
         try {
           return await handle.result();
         } catch (error) {
-          throw toRoutedCallError(error, workflowId);
+          const converted = toRoutedCallError(error, workflowId);
+          if (converted instanceof RoutedCallError && converted.type === 'Cancelled' && !converted.record) {
+            const { memo } = await handle.describe();
+            const record = memo?.[CANCELLED_RECORD_MEMO] as RoutingRecord | undefined;
+            throw new RoutedCallError(converted.message, converted.type, workflowId, record);
+          }
+          throw converted;
         }
       },
       attempts: () => handle.query(attemptsQuery),
@@ -108,13 +148,44 @@ export class SwitchyardClient {
 
   /** What a call would do now — attempts, timeouts, cost bounds — without starting it or calling a provider. */
   plan(input: RoutedCallInputValue): CallPlan {
-    const validated = validateCallInput(input);
     this.config ??= loadConfig();
+    return planRoutedCall(this.config, input);
+  }
+
+  /**
+   * The state of a routed call: its answer and record once it has ended, or the attempts so far while it runs.
+   * Rejects with `WorkflowNotFoundError` for an unknown id, and `InvalidRequestError` for a workflow that is
+   * not a routed call.
+   */
+  async inspect(workflowId: string): Promise<RoutedCallInspection> {
+    const description = await this.temporal.workflow.getHandle(workflowId).describe();
+    if (description.type !== 'routedCallWorkflow') {
+      throw new InvalidRequestError(`workflow "${workflowId}" is a ${description.type}, not a routed call`, 'workflowId');
+    }
+    const status = description.status.name;
+    const handle = this.handle(workflowId);
+    // A running call has no record yet; its query answers from the worker's cached state.
+    if (status === 'RUNNING') return { workflowId, status, attempts: await handle.attempts() };
     try {
-      const route = resolveRoute(this.config, validated.route);
-      return planCall(route, validated.request, validated.deadlineMs);
+      const { answer, record } = await handle.result();
+      return { workflowId, status, answer, record, attempts: record.attempts };
     } catch (error) {
-      if (error instanceof RouteResolutionError) throw new InvalidRequestError(error.message, error.field);
+      if (error instanceof RoutedCallError) {
+        return {
+          workflowId,
+          status,
+          ...(error.record ? { record: error.record } : {}),
+          attempts: error.record?.attempts ?? [],
+          error: { type: error.type, message: error.message },
+        };
+      }
+      // Terminated and timed-out runs carry no record, and querying a closed run would need a worker.
+      if (error instanceof WorkflowFailedError) {
+        const cause = error.cause;
+        const type =
+          cause instanceof TerminatedFailure ? 'Terminated' : cause instanceof TimeoutFailure ? 'TimedOut' : (cause?.name ?? 'Failed');
+        return { workflowId, status, attempts: [], error: { type, message: cause?.message ?? error.message } };
+      }
       throw error;
     }
   }

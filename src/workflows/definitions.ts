@@ -12,3 +12,6 @@ export function routedCallWorkflowId(idempotencyKey: string): string {
 
 /** The attempts of a routed call that have ended so far (an attempt in flight is listed once it ends). */
 export const attemptsQuery = defineQuery<AttemptRecord[]>('attempts');
+
+/** Memo key holding the routing record of a cancelled call (its close event cannot carry details). */
+export const CANCELLED_RECORD_MEMO = 'switchyardRecord';

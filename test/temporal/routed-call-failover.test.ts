@@ -39,9 +39,9 @@ test('a 429 on the primary fails over to the secondary, and the record shows bot
     costNanoUsd: 0,
     costKnown: true,
   });
-  // 10 input tokens at $1/M + 5 output tokens at $4/M = 30 nano-USD.
-  expect(record.attempts[1]).toMatchObject({ outcome: 'succeeded', costNanoUsd: 30, costKnown: true });
-  expect(record.totalCostNanoUsd).toBe(30);
+  // 10 input tokens at $1/M (10,000 nano-USD) + 5 output tokens at $4/M (20,000 nano-USD).
+  expect(record.attempts[1]).toMatchObject({ outcome: 'succeeded', costNanoUsd: 30_000, costKnown: true });
+  expect(record.totalCostNanoUsd).toBe(30_000);
   // The SDKs never retried on their own: one request per target.
   expect(harness.fake.counters('gpt-primary').requests).toBe(1);
   expect(harness.fake.counters('claude-primary').requests).toBe(1);

@@ -8,6 +8,7 @@ import {
   setCurrentDetails,
   setHandler,
   sleep,
+  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -28,7 +29,7 @@ import {
   type RoutedCallResult,
   type RoutingRecord,
 } from '../../routing/routing-record';
-import { attemptsQuery } from '../definitions';
+import { attemptsQuery, CANCELLED_RECORD_MEMO } from '../definitions';
 import { costUsdAttribute, fallbacksAttribute, outcomeAttribute, routeAttribute, servedByAttribute } from '../search-attributes';
 import { classifyAttemptFailure } from './attempt-failure';
 import { admitEverything, type AttemptGates } from './gates';
@@ -101,8 +102,11 @@ class RouteWalk {
       return await this.walk();
     } catch (error) {
       if (isCancellation(error)) {
-        this.finish('Cancelled');
-        throw new CancelledFailure('routed call cancelled by the caller', [this.record()]);
+        const record = this.record();
+        this.finish('Cancelled', record);
+        // A cancelled workflow's close event has no room for details, so the record goes to the memo.
+        upsertMemo({ [CANCELLED_RECORD_MEMO]: record });
+        throw new CancelledFailure('routed call cancelled by the caller', [record]);
       }
       if (error instanceof ApplicationFailure && error.type) this.finish(error.type);
       throw error;
@@ -167,7 +171,12 @@ class RouteWalk {
       const failure = classifyAttemptFailure(error);
       const details = failure.details;
       const charge = failedAttemptCharge(
-        { requestSent: failure.requestSent, ...(details?.status !== undefined ? { httpStatus: details.status } : {}) },
+        {
+          requestSent: failure.requestSent,
+          ...(details?.status !== undefined ? { httpStatus: details.status } : {}),
+          ...(details?.usage ? { usage: details.usage } : {}),
+        },
+        target.prices,
         this.boundNanoUsd(planned.targetIndex),
       );
       this.addAttempt({
