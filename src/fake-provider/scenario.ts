@@ -1,0 +1,131 @@
+// Fake provider scenarios: what one scripted request gets back. Plain JSON (zod schema), test/bench side.
+import { z } from 'zod';
+
+/**
+ * Provider errors the fake can answer with, each rendered in the real status and body shape of the
+ * provider that was called (see `error-catalog.ts`).
+ */
+export const FakeErrorName = {
+  rateLimited: 'rate_limited',
+  insufficientQuota: 'insufficient_quota',
+  paymentRequired: 'payment_required',
+  serverError: 'server_error',
+  badGateway: 'bad_gateway',
+  serviceUnavailable: 'service_unavailable',
+  overloaded: 'overloaded',
+  requestTimeout: 'request_timeout',
+  gatewayTimeout: 'gateway_timeout',
+  authentication: 'authentication',
+  permission: 'permission',
+  notFound: 'not_found',
+  badRequest: 'bad_request',
+  unprocessable: 'unprocessable',
+  contextOverflow: 'context_overflow',
+} as const;
+export type FakeErrorName = (typeof FakeErrorName)[keyof typeof FakeErrorName];
+
+const FAKE_ERROR_NAMES = Object.values(FakeErrorName) as [FakeErrorName, ...FakeErrorName[]];
+
+const milliseconds = z.number().int().nonnegative();
+
+/** Fields every scenario accepts. */
+const commonFields = {
+  /** Wait this long before sending the status line, in milliseconds. @default the server's `latencyMs` */
+  delayMs: milliseconds.optional(),
+  /** Extra response headers. */
+  headers: z.record(z.string(), z.string()).optional(),
+};
+
+export const FakeUsageSchema = z.object({
+  /** Prompt tokens billed at the full input price (cached ones excluded). @default estimated from the prompt */
+  inputTokens: z.number().int().nonnegative().optional(),
+  /** Prompt tokens read from the provider's cache. @default 0 */
+  cachedInputTokens: z.number().int().nonnegative().optional(),
+  /** Generated tokens. @default estimated from the answer */
+  outputTokens: z.number().int().nonnegative().optional(),
+});
+export type FakeUsage = z.infer<typeof FakeUsageSchema>;
+
+export const FakeToolCallSchema = z.object({
+  name: z.string(),
+  /** The arguments object; sent as JSON text (OpenAI) or as an `input` object (Anthropic). */
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type FakeToolCall = z.infer<typeof FakeToolCallSchema>;
+
+export const FakeScenarioSchema = z.discriminatedUnion('kind', [
+  /** A successful answer. Without `text` and `toolCalls` the fake echoes the last user message. */
+  z.object({
+    kind: z.literal('answer'),
+    text: z.string().optional(),
+    toolCalls: z.array(FakeToolCallSchema).optional(),
+    usage: FakeUsageSchema.optional(),
+    /** @default `tool_calls` when there are tool calls, `length` when the echo hit max tokens, else `stop` */
+    finishReason: z.enum(['stop', 'length', 'tool_calls']).optional(),
+    /** Pause between stream events, in milliseconds. @default 0 */
+    chunkDelayMs: milliseconds.optional(),
+    ...commonFields,
+  }),
+  /** A provider error in its real shape; `retryAfter*` become `retry-after` / `retry-after-ms` headers. */
+  z.object({
+    kind: z.literal('error'),
+    error: z.enum(FAKE_ERROR_NAMES),
+    /** `retry-after` header in seconds. */
+    retryAfterSeconds: z.number().nonnegative().optional(),
+    /** `retry-after` header as an HTTP date (RFC 9110 IMF-fixdate). */
+    retryAfterDate: z.string().optional(),
+    /** `retry-after-ms` header in milliseconds. */
+    retryAfterMs: z.number().nonnegative().optional(),
+    ...commonFields,
+  }),
+  /** Any status and body, sent as given (a string body is sent verbatim). */
+  z.object({
+    kind: z.literal('raw'),
+    status: z.number().int().min(100).max(599),
+    body: z.union([z.string(), z.record(z.string(), z.unknown())]),
+    ...commonFields,
+  }),
+  /** Never send anything until the client gives up (or the server closes). */
+  z.object({ kind: z.literal('hang'), ...commonFields }),
+  /** Destroy the socket without a response (the client sees a connection reset). */
+  z.object({ kind: z.literal('reset'), ...commonFields }),
+  /** 200 with a JSON content type and a body that does not parse. */
+  z.object({ kind: z.literal('invalid_json'), ...commonFields }),
+  /** The model refuses: OpenAI `message.refusal`; Anthropic `stop_reason: "refusal"`. */
+  z.object({ kind: z.literal('refusal'), text: z.string().optional(), ...commonFields }),
+  /**
+   * The content filter stops the answer: OpenAI `finish_reason: "content_filter"`. Anthropic has no
+   * content filter stop reason, so there it renders like `refusal`.
+   */
+  z.object({ kind: z.literal('content_filter'), ...commonFields }),
+  /** 200 with no answer: OpenAI `choices: []`; Anthropic `content: []` with `stop_reason: null`. */
+  z.object({ kind: z.literal('empty_choices'), ...commonFields }),
+  /**
+   * Destroy the socket after `afterEvents` stream events. A JSON (non-stream) request gets half its
+   * body and then the reset.
+   */
+  z.object({
+    kind: z.literal('stream_cut'),
+    afterEvents: z.number().int().nonnegative().optional(),
+    ...commonFields,
+  }),
+  /**
+   * A stream that ends cleanly but without its final events (OpenAI: no `finish_reason`, usage or
+   * `[DONE]`; Anthropic: no `message_delta` / `message_stop`). A JSON request gets a normal answer.
+   */
+  z.object({ kind: z.literal('stream_no_final_event'), ...commonFields }),
+  /**
+   * An error event inside a 200 stream after `afterEvents` events, in the provider's stream error shape.
+   * A JSON request gets the error as an HTTP error instead.
+   */
+  z.object({
+    kind: z.literal('stream_error'),
+    error: z.enum(FAKE_ERROR_NAMES),
+    afterEvents: z.number().int().nonnegative().optional(),
+    ...commonFields,
+  }),
+]);
+
+/** One scripted response. Plain JSON, so it can also travel in the `x-fake-scenario` request header. */
+export type FakeScenario = z.infer<typeof FakeScenarioSchema>;
+export type FakeScenarioKind = FakeScenario['kind'];

@@ -1,0 +1,107 @@
+// Gathers Anthropic stream events into one message and checks the stream was complete. Worker side.
+import { FailureClass } from '../../routing/failure-class';
+import { isRecord } from '../json-value';
+import { providerFailure } from '../provider-failure';
+import type { GenerationResult } from '../types';
+import { convertAnthropicResponse, type ResponseContext } from './convert-response';
+
+interface ContentBlock {
+  type: string;
+  text: string;
+  id: string;
+  name: string;
+  /** Tool input as the JSON text streamed in `input_json_delta` pieces. */
+  inputJson: string;
+}
+
+export class AnthropicStreamAccumulator {
+  private model: string | undefined;
+  private usage: Record<string, unknown> = {};
+  private stopReason: string | null = null;
+  private started = false;
+  private stopped = false;
+  private readonly blocks = new Map<number, ContentBlock>();
+
+  add(event: unknown): void {
+    if (!isRecord(event)) return;
+    switch (event.type) {
+      case 'message_start': {
+        this.started = true;
+        const message = isRecord(event.message) ? event.message : {};
+        if (typeof message.model === 'string') this.model = message.model;
+        if (isRecord(message.usage)) this.mergeUsage(message.usage);
+        return;
+      }
+      case 'content_block_start':
+        return this.startBlock(event);
+      case 'content_block_delta':
+        return this.addDelta(event);
+      case 'message_delta': {
+        const delta = isRecord(event.delta) ? event.delta : {};
+        if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;
+        if (isRecord(event.usage)) this.mergeUsage(event.usage);
+        return;
+      }
+      case 'message_stop':
+        this.stopped = true;
+        return;
+    }
+  }
+
+  /** The whole answer, normalized like a JSON response; throws if the stream never finished. */
+  finish(context: ResponseContext): GenerationResult {
+    if (!this.started || !this.stopped) {
+      throw providerFailure(
+        context.label,
+        FailureClass.invalidResponse,
+        { status: 200, requestSent: true, ...(context.requestId ? { requestId: context.requestId } : {}) },
+        'stream ended without message_stop',
+      );
+    }
+    const content = [...this.blocks.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, block]) =>
+        block.type === 'tool_use'
+          ? {
+              type: 'tool_use',
+              id: block.id,
+              name: block.name,
+              input: block.inputJson === '' ? '{}' : block.inputJson,
+            }
+          : { type: block.type, text: block.text },
+      );
+    return convertAnthropicResponse(
+      { model: this.model, content, stop_reason: this.stopReason, usage: this.usage },
+      context,
+    );
+  }
+
+  /** `message_delta` usage is cumulative; later non-null counts replace earlier ones. */
+  private mergeUsage(usage: Record<string, unknown>): void {
+    for (const [field, value] of Object.entries(usage)) {
+      if (value !== null && value !== undefined) this.usage[field] = value;
+    }
+  }
+
+  private startBlock(event: Record<string, unknown>): void {
+    if (typeof event.index !== 'number' || !isRecord(event.content_block)) return;
+    const block = event.content_block;
+    this.blocks.set(event.index, {
+      type: typeof block.type === 'string' ? block.type : 'unknown',
+      text: typeof block.text === 'string' ? block.text : '',
+      id: typeof block.id === 'string' ? block.id : '',
+      name: typeof block.name === 'string' ? block.name : '',
+      inputJson: '',
+    });
+  }
+
+  private addDelta(event: Record<string, unknown>): void {
+    const block = typeof event.index === 'number' ? this.blocks.get(event.index) : undefined;
+    if (!block || !isRecord(event.delta)) return;
+    if (event.delta.type === 'text_delta' && typeof event.delta.text === 'string')
+      block.text += event.delta.text;
+    if (event.delta.type === 'input_json_delta' && typeof event.delta.partial_json === 'string') {
+      block.inputJson += event.delta.partial_json;
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// Gathers OpenAI chat completion chunks into one completion and checks the stream was complete. Worker side.
+import { FailureClass } from '../../routing/failure-class';
+import { isRecord } from '../json-value';
+import { providerFailure } from '../provider-failure';
+import type { GenerationResult } from '../types';
+import { convertOpenAIResponse, type ResponseContext } from './convert-response';
+
+interface PartialToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export class OpenAIStreamAccumulator {
+  private text = '';
+  private refusal = '';
+  private finishReason: string | null = null;
+  private usage: unknown = undefined;
+  private model: string | undefined;
+  /** Tool calls arrive in pieces keyed by their `index`. */
+  private readonly toolCalls = new Map<number, PartialToolCall>();
+
+  /**
+   * @param requireUsage fail a stream that ends without its usage chunk. True for OpenAI itself, which
+   *   always honours `stream_options.include_usage`; false for compatible servers that may ignore it.
+   */
+  constructor(private readonly requireUsage: boolean) {}
+
+  add(chunk: unknown): void {
+    if (!isRecord(chunk)) return;
+    if (typeof chunk.model === 'string') this.model = chunk.model;
+    if (isRecord(chunk.usage)) this.usage = chunk.usage;
+    const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (!isRecord(choice)) return;
+    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
+    const delta = choice.delta;
+    if (!isRecord(delta)) return;
+    if (typeof delta.content === 'string') this.text += delta.content;
+    if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
+    if (Array.isArray(delta.tool_calls)) {
+      for (const piece of delta.tool_calls as unknown[]) this.addToolCallPiece(piece);
+    }
+  }
+
+  /** The whole answer, normalized like a JSON response; throws if the stream never finished. */
+  finish(context: ResponseContext): GenerationResult {
+    if (this.finishReason === null || (this.requireUsage && this.usage === undefined)) {
+      throw providerFailure(
+        context.label,
+        FailureClass.invalidResponse,
+        { status: 200, requestSent: true, ...(context.requestId ? { requestId: context.requestId } : {}) },
+        this.finishReason === null ? 'stream ended without a finish reason' : 'stream ended without usage',
+      );
+    }
+    const toolCalls = [...this.toolCalls.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, call]) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      }));
+    return convertOpenAIResponse(
+      {
+        model: this.model,
+        choices: [
+          {
+            message: {
+              content: this.text,
+              refusal: this.refusal === '' ? null : this.refusal,
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            },
+            finish_reason: this.finishReason,
+          },
+        ],
+        usage: this.usage,
+      },
+      context,
+    );
+  }
+
+  private addToolCallPiece(piece: unknown): void {
+    if (!isRecord(piece) || typeof piece.index !== 'number') return;
+    const call = this.toolCalls.get(piece.index) ?? { id: '', name: '', arguments: '' };
+    if (typeof piece.id === 'string') call.id = piece.id;
+    const functionPart = isRecord(piece.function) ? piece.function : {};
+    if (typeof functionPart.name === 'string') call.name += functionPart.name;
+    if (typeof functionPart.arguments === 'string') call.arguments += functionPart.arguments;
+    this.toolCalls.set(piece.index, call);
+  }
+}

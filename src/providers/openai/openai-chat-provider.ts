@@ -1,0 +1,89 @@
+// The OpenAI Chat Completions adapter (kinds `openai` and `openai-compatible`), on the `openai` SDK. Worker side.
+import OpenAI from 'openai';
+import type { GenerationRequest } from '../../config/request';
+import { AttemptAbort } from '../attempt-abort';
+import { providerFailure } from '../provider-failure';
+import { FailureClass } from '../../routing/failure-class';
+import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
+import { OpenAIStreamAccumulator } from './accumulate-stream';
+import { classifyOpenAIError } from './classify-error';
+import { convertRequest, maxTokensFieldFor, type MaxTokensField } from './convert-request';
+import { convertOpenAIResponse, type ResponseContext } from './convert-response';
+
+export interface OpenAIChatProviderConfig {
+  /** The provider's name in the config (e.g. `openai`, `groq`); prefixes error messages. */
+  readonly name: string;
+  readonly kind: 'openai' | 'openai-compatible';
+  readonly apiKey: string;
+  /** API base URL including `/v1`. @default the SDK's (`OPENAI_BASE_URL` or https://api.openai.com/v1) */
+  readonly baseURL?: string;
+}
+
+const REQUEST_ID_HEADER = 'x-request-id';
+
+export class OpenAIChatProvider implements LanguageModelProvider {
+  readonly name: string;
+  readonly kind: 'openai' | 'openai-compatible';
+  private readonly client: OpenAI;
+  private readonly maxTokensField: MaxTokensField;
+
+  constructor(config: OpenAIChatProviderConfig) {
+    this.name = config.name;
+    this.kind = config.kind;
+    this.maxTokensField = maxTokensFieldFor(config.kind);
+    // maxRetries 0: retries are the workflow's decision, each one a visible attempt (DESIGN §2).
+    this.client = new OpenAI({
+      apiKey: config.apiKey,
+      maxRetries: 0,
+      ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
+    });
+  }
+
+  async generate(model: string, request: GenerationRequest, options: CallOptions): Promise<GenerationResult> {
+    const body = convertRequest(model, request, this.maxTokensField);
+    if (options.signal?.aborted) {
+      throw providerFailure(
+        this.name,
+        FailureClass.cancelled,
+        { requestSent: false },
+        'aborted before sending',
+      );
+    }
+    const attempt = new AttemptAbort(options.signal, options.timeoutMs);
+    const requestOptions = { timeout: options.timeoutMs, signal: attempt.signal };
+    let requestId: string | null = null;
+    const context = (): ResponseContext => ({ label: this.name, provider: this.name, model, requestId });
+    try {
+      if (!options.stream) {
+        const call = this.client.chat.completions.create(body, requestOptions);
+        // Read the headers first so an unparsable body still reports its request id.
+        requestId = (await call.asResponse()).headers.get(REQUEST_ID_HEADER);
+        return convertOpenAIResponse(await call, context());
+      }
+      const call = this.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        requestOptions,
+      );
+      requestId = (await call.asResponse()).headers.get(REQUEST_ID_HEADER);
+      const accumulator = new OpenAIStreamAccumulator(this.kind === 'openai');
+      for await (const chunk of await call) {
+        accumulator.add(chunk);
+        options.onProgress?.();
+      }
+      // The SDK ends a stream quietly when its signal aborts; an abort is not an incomplete answer.
+      const abort = attempt.state();
+      if (abort.callerAborted || abort.deadlineExceeded) {
+        throw new OpenAI.APIUserAbortError();
+      }
+      return accumulator.finish(context());
+    } catch (error) {
+      throw classifyOpenAIError(error, {
+        abort: attempt.state(),
+        label: this.name,
+        ...(requestId !== null ? { requestId } : {}),
+      });
+    } finally {
+      attempt.dispose();
+    }
+  }
+}
