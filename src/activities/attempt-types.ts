@@ -1,7 +1,7 @@
 // Input and output of the provider-attempt activity. Types only; shared with workflow code.
 import type { GenerationRequest } from '../config/request';
 import type { ResolvedTarget } from '../config/resolved-route';
-import type { GenerationResult } from '../providers/types';
+import type { GenerationResult, Usage } from '../providers/types';
 
 export interface AttemptInput {
   readonly target: ResolvedTarget;
@@ -25,4 +25,6 @@ export interface AttemptFailureDetails {
   readonly requestId?: string;
   readonly requestSent: boolean;
   readonly latencyMs: number;
+  /** Usage the provider reported with a failed answer (a refusal is a billed 200). */
+  readonly usage?: Usage;
 }

@@ -34,12 +34,13 @@ export function createCallProvider(registry: ProviderRegistry) {
       return { result, latencyMs: elapsed() };
     } catch (error) {
       if (error instanceof ProviderError) {
-        const { status, providerCode, retryAfterMs, requestId, requestSent } = error.details;
+        const { status, providerCode, retryAfterMs, requestId, requestSent, usage } = error.details;
         throw attemptFailure(error.failureClass, error.message, {
           ...(status !== undefined ? { status } : {}),
           ...(providerCode !== undefined ? { providerCode } : {}),
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
           ...(requestId !== undefined ? { requestId } : {}),
+          ...(usage !== undefined ? { usage } : {}),
           requestSent,
           latencyMs: elapsed(),
         });

@@ -36,8 +36,16 @@ test('the token estimate leans high: at least one token per four characters', ()
 });
 
 test('a failed attempt costs nothing unless the request went out and no error status came back', () => {
-  expect(failedAttemptCharge({ requestSent: false }, 500)).toEqual({ costNanoUsd: 0, costKnown: true });
-  expect(failedAttemptCharge({ requestSent: true, httpStatus: 429 }, 500)).toEqual({ costNanoUsd: 0, costKnown: true });
-  expect(failedAttemptCharge({ requestSent: true }, 500)).toEqual({ costNanoUsd: 500, costKnown: false });
-  expect(failedAttemptCharge({ requestSent: true, httpStatus: 200 }, 500)).toEqual({ costNanoUsd: 500, costKnown: false });
+  expect(failedAttemptCharge({ requestSent: false }, prices, 500)).toEqual({ costNanoUsd: 0, costKnown: true });
+  expect(failedAttemptCharge({ requestSent: true, httpStatus: 429 }, prices, 500)).toEqual({ costNanoUsd: 0, costKnown: true });
+  expect(failedAttemptCharge({ requestSent: true }, prices, 500)).toEqual({ costNanoUsd: 500, costKnown: false });
+  expect(failedAttemptCharge({ requestSent: true, httpStatus: 200 }, prices, 500)).toEqual({ costNanoUsd: 500, costKnown: false });
+});
+
+test('a refusal that reports usage is charged its real cost', () => {
+  const usage = { inputTokens: 1_000, cachedInputTokens: 0, outputTokens: 10 };
+  expect(failedAttemptCharge({ requestSent: true, httpStatus: 200, usage }, prices, 999_999_999)).toEqual({
+    costNanoUsd: 3_000_000 + 150_000,
+    costKnown: true,
+  });
 });
