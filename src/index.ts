@@ -1,6 +1,11 @@
 // The package root: the application API and the types a caller needs. Node side.
-export { SwitchyardClient, validateCallInput } from './client/switchyard-client';
-export type { SwitchyardClientOptions, CallOptions, RoutedCallHandle } from './client/switchyard-client';
+export { SwitchyardClient, validateCallInput, planRoutedCall } from './client/switchyard-client';
+export type {
+  SwitchyardClientOptions,
+  CallOptions,
+  RoutedCallHandle,
+  RoutedCallInspection,
+} from './client/switchyard-client';
 export { connectClient, connectWorker } from './client/connection';
 export type { ConnectionSettings } from './client/connection';
 export { RoutedCallError, InvalidRequestError } from './client/errors';

@@ -12,10 +12,19 @@ import { z } from 'zod';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
-import { RoutedCallInputSchema, type RoutedCallInput, type RoutedCallInputValue } from '../config/routed-call-input';
+import {
+  RoutedCallInputSchema,
+  type RoutedCallInput,
+  type RoutedCallInputValue,
+} from '../config/routed-call-input';
 import { planCall, type CallPlan } from '../routing/call-plan';
 import type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
-import { attemptsQuery, CANCELLED_RECORD_MEMO, DEFAULT_TASK_QUEUE, routedCallWorkflowId } from '../workflows/definitions';
+import {
+  attemptsQuery,
+  CANCELLED_RECORD_MEMO,
+  DEFAULT_TASK_QUEUE,
+  routedCallWorkflowId,
+} from '../workflows/definitions';
 import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
 import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { staticSummary } from './request-digest';
@@ -100,8 +109,11 @@ export class SwitchyardClient {
   /** Starts a routed call and returns a handle to it. */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
-    const workflowId = options.idempotencyKey ? routedCallWorkflowId(options.idempotencyKey) : routedCallWorkflowId(randomUUID());
-    const routeLabel = typeof validated.route === 'string' ? validated.route : validated.route ? 'inline' : 'default';
+    const workflowId = options.idempotencyKey
+      ? routedCallWorkflowId(options.idempotencyKey)
+      : routedCallWorkflowId(randomUUID());
+    const routeLabel =
+      typeof validated.route === 'string' ? validated.route : validated.route ? 'inline' : 'default';
     try {
       await this.temporal.workflow.start<typeof routedCallWorkflow>('routedCallWorkflow', {
         taskQueue: this.taskQueue,
@@ -160,7 +172,10 @@ export class SwitchyardClient {
   async inspect(workflowId: string): Promise<RoutedCallInspection> {
     const description = await this.temporal.workflow.getHandle(workflowId).describe();
     if (description.type !== 'routedCallWorkflow') {
-      throw new InvalidRequestError(`workflow "${workflowId}" is a ${description.type}, not a routed call`, 'workflowId');
+      throw new InvalidRequestError(
+        `workflow "${workflowId}" is a ${description.type}, not a routed call`,
+        'workflowId',
+      );
     }
     const status = description.status.name;
     const handle = this.handle(workflowId);
@@ -183,8 +198,17 @@ export class SwitchyardClient {
       if (error instanceof WorkflowFailedError) {
         const cause = error.cause;
         const type =
-          cause instanceof TerminatedFailure ? 'Terminated' : cause instanceof TimeoutFailure ? 'TimedOut' : (cause?.name ?? 'Failed');
-        return { workflowId, status, attempts: [], error: { type, message: cause?.message ?? error.message } };
+          cause instanceof TerminatedFailure
+            ? 'Terminated'
+            : cause instanceof TimeoutFailure
+              ? 'TimedOut'
+              : (cause?.name ?? 'Failed');
+        return {
+          workflowId,
+          status,
+          attempts: [],
+          error: { type, message: cause?.message ?? error.message },
+        };
       }
       throw error;
     }

@@ -1,0 +1,141 @@
+// `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
+import { validateCallInput } from '../../client/switchyard-client';
+import { RoutedCallError } from '../../client/errors';
+import type { RoutedCallResult } from '../../routing/routing-record';
+import type { Command } from '../command';
+import type { CommandIo } from '../command-io';
+import { temporalUnreachable } from '../cli-errors';
+import { ExitCode } from '../exit-codes';
+import type { FlagTable } from '../flags';
+import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
+import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
+import { booleanFlag, parseCommandArguments, stringFlag, wantsHelp } from '../parse-arguments';
+import { readPrompt } from '../read-prompt';
+import { renderRoutingRecord } from '../render-routing-record';
+import {
+  buildCallInput,
+  CALL_FLAGS,
+  readIdempotencyKey,
+  readRequestFlags,
+  REQUEST_FLAGS,
+} from '../request-flags';
+import { untilInterrupted } from '../until-interrupted';
+
+const OUTPUT_FLAGS = {
+  json: {
+    type: 'boolean',
+    description: 'print {answer, record} (on failure {error, record}) as JSON on stdout instead of text',
+  },
+} as const satisfies FlagTable;
+
+const FLAGS = { ...REQUEST_FLAGS, ...CALL_FLAGS, ...OUTPUT_FLAGS, ...GLOBAL_FLAGS } satisfies FlagTable;
+
+const HELP = renderHelp({
+  usage: [
+    'switchyard call [options] <prompt>',
+    'switchyard call [options] --file <path>',
+    '... | switchyard call [options] [-]',
+  ],
+  description: [
+    'Runs one routed call through a Switchyard worker and waits for the answer. The answer goes to stdout and',
+    'the routing record (every attempt, its outcome and cost) to stderr. The prompt is the argument, the',
+    'contents of --file, or stdin when the argument is "-" or absent and stdin is not a terminal.',
+    'Ctrl-C stops waiting (exit 130); the call itself goes on, and "switchyard show <id>" reads it later.',
+  ],
+  sections: [
+    { title: 'Request', flags: REQUEST_FLAGS },
+    { title: 'Call', flags: { ...CALL_FLAGS, ...OUTPUT_FLAGS } },
+    { title: 'Global', flags: GLOBAL_FLAGS },
+  ],
+  examples: [
+    'switchyard call "Name three prime numbers" --route support',
+    'switchyard call --file question.md --max-output-tokens 400 --budget team-docs',
+    'git diff | switchyard call --system "Review this diff" --json > review.json',
+    'switchyard call "Translate: bonjour" --idempotency-key job-42 --deadline-ms 30000',
+  ],
+  notes: [EXIT_CODES_NOTE],
+});
+
+function printAnswer(result: RoutedCallResult, io: CommandIo): void {
+  const { text, toolCalls } = result.answer;
+  if (text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  for (const toolCall of toolCalls) io.stdout.write(`[tool call ${toolCall.name}] ${toolCall.arguments}\n`);
+}
+
+function printFailure(error: RoutedCallError, json: boolean, io: CommandIo): void {
+  if (json) {
+    const failure = {
+      error: { type: error.type, message: error.message, workflowId: error.workflowId },
+      record: error.record ?? null,
+    };
+    io.stdout.write(`${JSON.stringify(failure, null, 2)}\n`);
+    return;
+  }
+  io.stderr.write(`switchyard call: the routed call failed (${error.type}): ${error.message}\n`);
+  if (error.record) io.stderr.write(`\n${renderRoutingRecord(error.record)}`);
+}
+
+export const callCommand: Command = {
+  name: 'call',
+  help: () => HELP,
+  async run(argv, io) {
+    if (wantsHelp(argv)) {
+      io.stdout.write(HELP);
+      return ExitCode.ok;
+    }
+    const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
+    const globals = readGlobalOptions(parsed);
+    const json = booleanFlag(parsed, 'json');
+    const idempotencyKey = readIdempotencyKey(parsed);
+    const requestFlags = readRequestFlags(parsed);
+    const prompt = await readPrompt({
+      positionals: parsed.positionals,
+      file: stringFlag(parsed, 'file'),
+      stdin: io.stdin,
+      readStdinWhenAbsent: true,
+    });
+    // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up.
+    const input = validateCallInput(buildCallInput(requestFlags, prompt));
+
+    // Loaded after the arguments are checked: the connection brings the native worker runtime (a second or
+    // more), which a mistyped flag should not wait for.
+    const { connectSwitchyard, isTemporalUnavailable } =
+      require('../connect-temporal') as typeof import('../connect-temporal');
+    const connection = await connectSwitchyard(globals);
+    try {
+      const handle = await connection.switchyard.start(input, idempotencyKey ? { idempotencyKey } : {});
+      // Aborting cancels the result's long poll; without it the process would linger after Ctrl-C.
+      const abort = new AbortController();
+      const outcome = await untilInterrupted(
+        connection.temporal.withAbortSignal(abort.signal, () => handle.result()),
+      );
+      if (outcome.kind === 'interrupted') {
+        abort.abort();
+        io.stderr.write(
+          `switchyard call: interrupted; the call goes on as workflow ${handle.workflowId}\n` +
+            `Read it later with: switchyard show ${handle.workflowId}\n`,
+        );
+        return ExitCode.interrupted;
+      }
+      if (outcome.kind === 'rejected') {
+        if (!(outcome.error instanceof RoutedCallError)) throw outcome.error;
+        printFailure(outcome.error, json, io);
+        return ExitCode.callFailed;
+      }
+      if (json) {
+        io.stdout.write(
+          `${JSON.stringify({ answer: outcome.value.answer, record: outcome.value.record }, null, 2)}\n`,
+        );
+      } else {
+        printAnswer(outcome.value, io);
+        io.stderr.write(renderRoutingRecord(outcome.value.record));
+      }
+      return ExitCode.ok;
+    } catch (error) {
+      if (isTemporalUnavailable(error)) throw temporalUnreachable(globals, error);
+      throw error;
+    } finally {
+      await connection.close();
+    }
+  },
+};

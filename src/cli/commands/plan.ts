@@ -1,0 +1,79 @@
+// `switchyard plan`: what a call would do now (attempt order, timeouts, cost bounds), from the config alone. Node side.
+import { planRoutedCall, validateCallInput } from '../../client/switchyard-client';
+import { loadConfig } from '../../config/load-config';
+import type { Command } from '../command';
+import { ExitCode } from '../exit-codes';
+import type { FlagTable } from '../flags';
+import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
+import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
+import { booleanFlag, parseCommandArguments, stringFlag, wantsHelp } from '../parse-arguments';
+import { readPrompt } from '../read-prompt';
+import { renderCallPlan } from '../render-call-plan';
+import {
+  buildCallInput,
+  CALL_FLAGS,
+  readIdempotencyKey,
+  readRequestFlags,
+  REQUEST_FLAGS,
+} from '../request-flags';
+
+/** Stands in when no prompt is given: the plan's input-token estimate then covers a short question. */
+export const PLACEHOLDER_PROMPT = 'A short question for the model.';
+
+const OUTPUT_FLAGS = {
+  json: { type: 'boolean', description: 'print the plan as JSON on stdout instead of a table' },
+} as const satisfies FlagTable;
+
+// The call flags are accepted too, so a `call` command line becomes a dry run by changing only the verb.
+const FLAGS = { ...REQUEST_FLAGS, ...CALL_FLAGS, ...OUTPUT_FLAGS, ...GLOBAL_FLAGS } satisfies FlagTable;
+
+const HELP = renderHelp({
+  usage: ['switchyard plan [options] [prompt | -]'],
+  description: [
+    "Shows what a routed call would do now: which targets it would try in which order, each attempt's",
+    'timeout and worst-case cost (the amount reserved on the budget before the attempt). Reads only the',
+    'config file; calls no provider and needs no Temporal server. The prompt only sizes the input-token',
+    'estimate: give it as the argument, with --file, or as "-" for stdin; without one a short placeholder is used.',
+    'The call flags (--idempotency-key, --stream) are accepted and ignored, so any call line can be planned.',
+  ],
+  sections: [
+    { title: 'Request', flags: REQUEST_FLAGS },
+    { title: 'Output', flags: OUTPUT_FLAGS },
+    { title: 'Global', flags: GLOBAL_FLAGS },
+  ],
+  examples: [
+    'switchyard plan --route support',
+    'switchyard plan --file long-report.md --max-output-tokens 4000 --json',
+    'switchyard plan --config ./staging.config.json --route \'{"targets":[{"provider":"openai","model":"gpt-4o-mini"}]}\'',
+  ],
+  notes: [EXIT_CODES_NOTE],
+});
+
+export const planCommand: Command = {
+  name: 'plan',
+  help: () => HELP,
+  async run(argv, io) {
+    if (wantsHelp(argv)) {
+      io.stdout.write(HELP);
+      return ExitCode.ok;
+    }
+    const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
+    const globals = readGlobalOptions(parsed);
+    readIdempotencyKey(parsed);
+    const requestFlags = readRequestFlags(parsed);
+    const prompt = await readPrompt({
+      positionals: parsed.positionals,
+      file: stringFlag(parsed, 'file'),
+      stdin: io.stdin,
+      readStdinWhenAbsent: false,
+      fallback: PLACEHOLDER_PROMPT,
+    });
+    // A bad request is reported as such (exit 2) even when the config is also missing.
+    const input = validateCallInput(buildCallInput(requestFlags, prompt));
+    const plan = planRoutedCall(loadConfig(globals.configFile), input);
+    io.stdout.write(
+      booleanFlag(parsed, 'json') ? `${JSON.stringify(plan, null, 2)}\n` : renderCallPlan(plan),
+    );
+    return ExitCode.ok;
+  },
+};

@@ -1,0 +1,40 @@
+// Opens the CLI's Temporal connection and recognises an unreachable server. Node side.
+import { isGrpcServiceError, type Client } from '@temporalio/client';
+import { connectClient } from '../client/connection';
+import { SwitchyardClient } from '../client/switchyard-client';
+import { temporalUnreachable } from './cli-errors';
+import type { GlobalOptions } from './global-options';
+
+/** gRPC status UNAVAILABLE; the number is fixed by the gRPC spec, so no need to import grpc-js for it. */
+const GRPC_UNAVAILABLE = 14;
+
+export interface CliConnection {
+  readonly switchyard: SwitchyardClient;
+  /** The Temporal client underneath, e.g. for `withAbortSignal`. */
+  readonly temporal: Client;
+  close(): Promise<void>;
+}
+
+/** True for a server that went away after the connection was made (gRPC UNAVAILABLE, bare or wrapped). */
+export function isTemporalUnavailable(error: unknown): boolean {
+  const candidates = [error, error instanceof Error ? error.cause : undefined];
+  return candidates.some((candidate) => isGrpcServiceError(candidate) && candidate.code === GRPC_UNAVAILABLE);
+}
+
+/** Connects with the global options; any failure to connect becomes a {@link TemporalUnreachableError}. */
+export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConnection> {
+  let temporal: Client;
+  try {
+    temporal = await connectClient({ address: globals.address, namespace: globals.namespace });
+  } catch (error) {
+    throw temporalUnreachable(globals, error);
+  }
+  return {
+    temporal,
+    switchyard: new SwitchyardClient({
+      client: temporal,
+      ...(globals.taskQueue ? { taskQueue: globals.taskQueue } : {}),
+    }),
+    close: () => temporal.connection.close(),
+  };
+}

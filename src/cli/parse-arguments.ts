@@ -1,0 +1,83 @@
+// Strict argument parsing with node:util parseArgs, its errors rewritten to name the flag. Node side.
+import { parseArgs } from 'node:util';
+import { UsageError } from './cli-errors';
+import { parseArgsOptions, type FlagTable } from './flags';
+
+export interface ParsedArguments {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** True when `-h` / `--help` appears before any `--`: help wins over every other argument, even bad ones. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  for (const argument of argv) {
+    if (argument === '--') return false;
+    if (argument === '-h' || argument === '--help') return true;
+  }
+  return false;
+}
+
+/** parseArgs errors carry the option in quotes (`Unknown option '--foo'`); `--route <value>` keeps the name. */
+function quotedOption(message: string): string | undefined {
+  return /'(-{1,2}[^' ]+)[^']*'/.exec(message)?.[1];
+}
+
+function describeParseError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const option = quotedOption(message);
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? message}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${/'([^']*)'/.exec(message)?.[1] ?? message}"`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (!option) return message;
+      if (message.includes('argument missing')) return `${option} needs a value`;
+      // A value that starts with a dash (`--temperature -1`) reads as another option unless attached.
+      if (message.includes('ambiguous'))
+        return `${option} needs a value; to pass one that starts with "-", write ${option}=<value>`;
+      if (message.includes('does not take an argument')) return `${option} does not take a value`;
+      return message;
+    default:
+      throw error;
+  }
+}
+
+/** Parses `argv` against `flags`, refusing unknown flags, missing values and repeated flags. */
+export function parseCommandArguments(
+  argv: readonly string[],
+  flags: FlagTable,
+  options: { readonly allowPositionals: boolean },
+): ParsedArguments {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: parseArgsOptions(flags),
+      strict: true,
+      allowPositionals: options.allowPositionals,
+      tokens: true,
+    });
+  } catch (error) {
+    throw new UsageError(describeParseError(error));
+  }
+  // parseArgs keeps the last of repeated flags silently; a repeated `--route` is more likely a mistake.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
+    seen.add(token.name);
+  }
+  // No flag is declared `multiple`, so parseArgs never produces arrays here.
+  return { values: parsed.values as ParsedArguments['values'], positionals: parsed.positionals };
+}
+
+export function stringFlag(parsed: ParsedArguments, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function booleanFlag(parsed: ParsedArguments, name: string): boolean {
+  return parsed.values[name] === true;
+}

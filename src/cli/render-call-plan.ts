@@ -1,0 +1,34 @@
+// Renders a call plan (attempt order, timeouts, cost bounds) as a terminal table. Pure.
+import { addNano } from '../routing/money';
+import type { CallPlan } from '../routing/call-plan';
+import { formatUsd } from './render-routing-record';
+import { renderFields, renderTable } from './text-table';
+
+export function renderCallPlan(plan: CallPlan): string {
+  const worstCase = addNano(...plan.attempts.map((attempt) => attempt.boundNanoUsd));
+  const fields = renderFields([
+    ['route', plan.route],
+    ['estimated input', `${plan.estimatedInputTokens} tokens`],
+    ['max output', `${plan.maxOutputTokens} tokens`],
+    ['deadline', plan.deadlineMs !== undefined ? `${plan.deadlineMs} ms` : 'none'],
+    ['fails over on', plan.failoverOn.join(', ') || 'nothing'],
+    ['worst case', `${formatUsd(worstCase)} USD if every planned attempt is made`],
+  ]);
+  const table = renderTable(
+    [
+      { header: '#', align: 'right' },
+      { header: 'target' },
+      { header: 'retry', align: 'right' },
+      { header: 'timeout ms', align: 'right' },
+      { header: 'bound USD', align: 'right' },
+    ],
+    plan.attempts.map((attempt) => [
+      String(attempt.attempt),
+      `${attempt.provider}/${attempt.model}`,
+      String(attempt.retry),
+      String(attempt.timeoutMs),
+      formatUsd(attempt.boundNanoUsd),
+    ]),
+  );
+  return `${fields}\n\n${table}\n`;
+}

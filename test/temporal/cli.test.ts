@@ -1,0 +1,120 @@
+// The `switchyard` CLI end to end on a real dev server: call and show, run in-process against a test worker.
+import type { CommandIo } from '../../src/cli/command-io';
+import { ExitCode } from '../../src/cli/exit-codes';
+import { main } from '../../src/cli/main';
+import type { RoutingRecord } from '../../src/routing/routing-record';
+import { startHarness, type Harness } from '../support/harness';
+import { temporalAddress, uniqueName } from '../support/temporal';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => harness?.close());
+beforeEach(() => harness.fake.reset());
+
+const terminalStdin: CommandIo['stdin'] = {
+  isTTY: true,
+  [Symbol.asyncIterator]() {
+    throw new Error('stdin must not be read');
+  },
+};
+
+/** Runs `switchyard <argv> --address <dev server> --task-queue <taskQueue>` in-process. */
+async function switchyard(taskQueue: string, argv: readonly string[]) {
+  let out = '';
+  let err = '';
+  const io: CommandIo = {
+    stdout: { write: (text: string) => (out += text) },
+    stderr: { write: (text: string) => (err += text) },
+    stdin: terminalStdin,
+  };
+  const code = await main([...argv, '--address', temporalAddress(), '--task-queue', taskQueue], io);
+  return { code, out, err };
+}
+
+test('call prints the answer on stdout and the routing record on stderr, failover included', async () => {
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'rate_limited' });
+  harness.fake.script('claude-primary', { kind: 'answer', text: 'Two plus two is four.' });
+
+  const { code, out, err } = await harness.withWorker((_switchyard, taskQueue) =>
+    switchyard(taskQueue, ['call', 'What is 2+2?', '--route', 'support', '--max-output-tokens', '50']),
+  );
+
+  expect({ code, out }).toEqual({ code: ExitCode.ok, out: 'Two plus two is four.\n' });
+  expect(err).toMatch(/^served by +anthropic\/claude-primary \(target 2\)$/m);
+  expect(err).toMatch(/^1 +openai\/gpt-primary +0 +failed +rate_limited +429 /m);
+  expect(err).toMatch(/^2 +anthropic\/claude-primary +0 +succeeded /m);
+  // What the provider received: the prompt as the user message, and the token cap from the flag.
+  const received = harness.fake.requestsFor('claude-primary')[0]!.body as {
+    max_tokens: number;
+    messages: { role: string; content: unknown }[];
+  };
+  expect(received.max_tokens).toBe(50);
+  expect(JSON.stringify(received.messages)).toContain('What is 2+2?');
+});
+
+test('a failed call exits 1; --json prints the error type and the record', async () => {
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
+  harness.fake.script('claude-primary', { kind: 'error', error: 'overloaded' });
+
+  const { code, out, err } = await harness.withWorker((_switchyard, taskQueue) =>
+    switchyard(taskQueue, ['call', 'Hello', '--json']),
+  );
+
+  expect(code).toBe(ExitCode.callFailed);
+  expect(err).toBe('');
+  const failure = JSON.parse(out) as { error: { type: string; workflowId: string }; record: RoutingRecord };
+  expect(failure.error.type).toBe('AllTargetsFailed');
+  expect(failure.record.workflowId).toBe(failure.error.workflowId);
+  expect(failure.record.attempts.map((attempt) => attempt.failureClass)).toEqual([
+    'unavailable',
+    'unavailable',
+  ]);
+});
+
+test('show prints the record of a completed call, a failed call, and the attempts of a running one', async () => {
+  const completedKey = uniqueName('cli-done');
+  const failedKey = uniqueName('cli-failed');
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'done' });
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'bad_request' });
+
+  await harness.withWorker(async (client, taskQueue) => {
+    expect((await switchyard(taskQueue, ['call', 'one', '--idempotency-key', completedKey])).code).toBe(
+      ExitCode.ok,
+    );
+    expect((await switchyard(taskQueue, ['call', 'two', '--idempotency-key', failedKey])).code).toBe(
+      ExitCode.callFailed,
+    );
+
+    const completed = await switchyard(taskQueue, ['show', `switchyard-call-${completedKey}`]);
+    expect(completed.code).toBe(ExitCode.ok);
+    expect(completed.out).toMatch(/^status +COMPLETED$/m);
+    expect(completed.out).toMatch(/^1 +openai\/gpt-primary +0 +succeeded /m);
+
+    const completedJson = await switchyard(taskQueue, ['show', `switchyard-call-${completedKey}`, '--json']);
+    expect(JSON.parse(completedJson.out)).toMatchObject({ status: 'COMPLETED', answer: { text: 'done' } });
+
+    const failed = await switchyard(taskQueue, ['show', `switchyard-call-${failedKey}`]);
+    expect(failed.code).toBe(ExitCode.ok);
+    expect(failed.out).toMatch(/^status +FAILED$/m);
+    expect(failed.out).toMatch(/^error +InvalidRequest: /m);
+    expect(failed.out).toMatch(/^1 +openai\/gpt-primary +0 +failed +invalid_request +400 /m);
+
+    // A call stuck on a hanging provider is running, with no attempt ended yet.
+    harness.fake.script('gpt-primary', { kind: 'hang' });
+    const running = await client.start({ request: { messages: [{ role: 'user', content: 'wait' }] } });
+    const shown = await switchyard(taskQueue, ['show', running.workflowId]);
+    expect(shown.code).toBe(ExitCode.ok);
+    expect(shown.out).toMatch(/^status +RUNNING$/m);
+    expect(shown.out).toContain('(no attempt has ended yet)');
+    await running.cancel();
+  });
+});
+
+test('show of an unknown workflow id exits 2 and names it', async () => {
+  const { code, out, err } = await switchyard('unused', ['show', 'switchyard-call-no-such-call']);
+  expect(code).toBe(ExitCode.usage);
+  expect(out).toBe('');
+  expect(err).toContain('no workflow with id "switchyard-call-no-such-call"');
+});
