@@ -3,9 +3,34 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const NODE_BUILTINS = [
-  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises', 'http',
-  'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers', 'tls', 'url',
-  'util', 'v8', 'vm', 'worker_threads', 'zlib',
+  'assert',
+  'buffer',
+  'child_process',
+  'cluster',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'perf_hooks',
+  'process',
+  'readline',
+  'stream',
+  'timers',
+  'tls',
+  'url',
+  'util',
+  'v8',
+  'vm',
+  'worker_threads',
+  'zlib',
 ];
 
 export default tseslint.config(
@@ -13,9 +38,20 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+      },
+    },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
@@ -36,11 +72,29 @@ export default tseslint.config(
           ],
           patterns: [
             {
-              group: ['openai', 'openai/*', '@anthropic-ai/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing', '@temporalio/envconfig'],
+              group: [
+                'openai',
+                'openai/*',
+                '@anthropic-ai/*',
+                '@temporalio/client',
+                '@temporalio/worker',
+                '@temporalio/activity',
+                '@temporalio/testing',
+                '@temporalio/envconfig',
+              ],
               message: 'Workflow code must not import SDK clients or worker-side Temporal packages.',
             },
             {
-              group: ['**/activities', '**/activities/*', '**/providers', '**/providers/*', '**/client/*', '**/engine/*', '**/fake-provider/*', '**/config/load-config'],
+              group: [
+                '**/activities',
+                '**/activities/*',
+                '**/providers',
+                '**/providers/*',
+                '**/client/*',
+                '**/engine/*',
+                '**/fake-provider/*',
+                '**/config/load-config',
+              ],
               allowTypeImports: true,
               message: 'Workflow code may import only types from worker-side modules (use `import type`).',
             },

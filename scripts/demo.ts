@@ -36,13 +36,25 @@ function demoConfig(fake: FakeProvider) {
         kind: 'openai',
         apiKeyEnv: 'DEMO_OPENAI_KEY',
         baseURL: fake.openaiBaseURL,
-        models: { 'gpt-4o-mini': { inputUsdPerMillion: 0.15, cachedInputUsdPerMillion: 0.075, outputUsdPerMillion: 0.6 } },
+        models: {
+          'gpt-4o-mini': {
+            inputUsdPerMillion: 0.15,
+            cachedInputUsdPerMillion: 0.075,
+            outputUsdPerMillion: 0.6,
+          },
+        },
       },
       anthropic: {
         kind: 'anthropic',
         apiKeyEnv: 'DEMO_ANTHROPIC_KEY',
         baseURL: fake.anthropicBaseURL,
-        models: { 'claude-haiku-4-5': { inputUsdPerMillion: 1, cachedInputUsdPerMillion: 0.1, outputUsdPerMillion: 5 } },
+        models: {
+          'claude-haiku-4-5': {
+            inputUsdPerMillion: 1,
+            cachedInputUsdPerMillion: 0.1,
+            outputUsdPerMillion: 5,
+          },
+        },
       },
     },
     routes: {
@@ -81,26 +93,43 @@ async function main(): Promise<void> {
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const worker = await timed(
       'bundling workflows',
-      createSwitchyardWorker({ config, connection: nativeConnection, providers: createProviderRegistry(config, DEMO_KEYS) }),
+      createSwitchyardWorker({
+        config,
+        connection: nativeConnection,
+        providers: createProviderRegistry(config, DEMO_KEYS),
+      }),
     );
     const connection = await Connection.connect({ address: server.address });
     const switchyard = new SwitchyardClient({ client: new Client({ connection }), config });
 
-    step('Routing a call on route "support": openai/gpt-4o-mini answers 429, anthropic/claude-haiku-4-5 answers');
+    step(
+      'Routing a call on route "support": openai/gpt-4o-mini answers 429, anthropic/claude-haiku-4-5 answers',
+    );
     fake.script('gpt-4o-mini', { kind: 'error', error: 'rate_limited', retryAfterSeconds: 20 });
-    fake.script('claude-haiku-4-5', { kind: 'answer', text: 'Hello from the second target!', usage: { inputTokens: 12, outputTokens: 7 } });
+    fake.script('claude-haiku-4-5', {
+      kind: 'answer',
+      text: 'Hello from the second target!',
+      usage: { inputTokens: 12, outputTokens: 7 },
+    });
     const run = async () => {
       const { answer, record } = await timed(
         'routed call',
         switchyard.generate({
           route: 'support',
-          request: { messages: [{ role: 'user', content: 'Say hello in one sentence.' }], maxOutputTokens: 100 },
+          request: {
+            messages: [{ role: 'user', content: 'Say hello in one sentence.' }],
+            maxOutputTokens: 100,
+          },
         }),
       );
       process.stdout.write(`\n  answer: ${answer.text}\n\n${renderRoutingRecord(record)}\n`);
-      process.stdout.write(`\n  Web UI: ${server!.uiUrl}/namespaces/default/workflows/${record.workflowId}\n`);
+      process.stdout.write(
+        `\n  Web UI: ${server!.uiUrl}/namespaces/default/workflows/${record.workflowId}\n`,
+      );
       if (keep) {
-        process.stdout.write('\n  --keep: the dev server, fake provider and worker stay up. Ctrl-C stops everything.\n');
+        process.stdout.write(
+          '\n  --keep: the dev server, fake provider and worker stay up. Ctrl-C stops everything.\n',
+        );
         await new Promise<void>((resolve) => process.once('SIGINT', resolve));
       }
     };

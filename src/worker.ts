@@ -49,7 +49,9 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
 }
 
 /** Runs a worker until SIGINT/SIGTERM, with config from `SWITCHYARD_CONFIG` and Temporal's env settings. */
-export async function runWorker(settings: ConnectionSettings & { configFile?: string; taskQueue?: string } = {}): Promise<void> {
+export async function runWorker(
+  settings: ConnectionSettings & { configFile?: string; taskQueue?: string } = {},
+): Promise<void> {
   const config = loadConfig(settings.configFile);
   const { connection, namespace } = await connectWorker(settings);
   try {
@@ -59,7 +61,9 @@ export async function runWorker(settings: ConnectionSettings & { configFile?: st
       namespace,
       ...(settings.taskQueue ? { taskQueue: settings.taskQueue } : {}),
     });
-    process.stderr.write(`switchyard worker polling task queue "${worker.options.taskQueue}" in namespace "${namespace}"\n`);
+    process.stderr.write(
+      `switchyard worker polling task queue "${worker.options.taskQueue}" in namespace "${namespace}"\n`,
+    );
     await worker.run();
   } finally {
     await connection.close();

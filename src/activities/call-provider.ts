@@ -47,12 +47,19 @@ export function createCallProvider(registry: ProviderRegistry) {
       }
       if (error instanceof MissingApiKeyError) {
         // The next target has its own key, so this fails over like a 401 would.
-        throw attemptFailure(FailureClass.authentication, error.message, { requestSent: false, latencyMs: elapsed() });
+        throw attemptFailure(FailureClass.authentication, error.message, {
+          requestSent: false,
+          latencyMs: elapsed(),
+        });
       }
-      throw attemptFailure(FailureClass.invalidResponse, `unexpected adapter error: ${(error as Error).name}`, {
-        requestSent: true,
-        latencyMs: elapsed(),
-      });
+      throw attemptFailure(
+        FailureClass.invalidResponse,
+        `unexpected adapter error: ${(error as Error).name}`,
+        {
+          requestSent: true,
+          latencyMs: elapsed(),
+        },
+      );
     } finally {
       clearInterval(heartbeat);
     }

@@ -25,7 +25,10 @@ export class UnknownProviderError extends Error {
   }
 }
 
-export function createProviderRegistry(config: Config, environment: NodeJS.ProcessEnv = process.env): ProviderRegistry {
+export function createProviderRegistry(
+  config: Config,
+  environment: NodeJS.ProcessEnv = process.env,
+): ProviderRegistry {
   const clients = new Map<string, LanguageModelProvider>();
   return {
     get(providerName) {

@@ -13,7 +13,10 @@ export interface ConnectionSettings {
 function resolveSettings(settings: ConnectionSettings) {
   const { connectionOptions, namespace } = loadClientConnectConfig();
   return {
-    connectionOptions: { ...connectionOptions, address: settings.address ?? connectionOptions.address ?? 'localhost:7233' },
+    connectionOptions: {
+      ...connectionOptions,
+      address: settings.address ?? connectionOptions.address ?? 'localhost:7233',
+    },
     namespace: settings.namespace ?? namespace ?? 'default',
   };
 }
@@ -26,7 +29,9 @@ export async function connectClient(settings: ConnectionSettings = {}): Promise<
 }
 
 /** A worker-side connection with the same settings. */
-export async function connectWorker(settings: ConnectionSettings = {}): Promise<{ connection: NativeConnection; namespace: string }> {
+export async function connectWorker(
+  settings: ConnectionSettings = {},
+): Promise<{ connection: NativeConnection; namespace: string }> {
   const { connectionOptions, namespace } = resolveSettings(settings);
   return { connection: await NativeConnection.connect(connectionOptions), namespace };
 }

@@ -33,7 +33,12 @@ export function toRoutedCallError(error: unknown, workflowId: string): unknown {
   if (!(error instanceof WorkflowFailedError)) return error;
   const cause = error.cause;
   if (cause instanceof CancelledFailure) {
-    return new RoutedCallError(cause.message, 'Cancelled', workflowId, cause.details?.[0] as RoutingRecord | undefined);
+    return new RoutedCallError(
+      cause.message,
+      'Cancelled',
+      workflowId,
+      cause.details?.[0] as RoutingRecord | undefined,
+    );
   }
   if (cause instanceof ApplicationFailure && cause.type) {
     const first = cause.details?.[0] as RoutingRecord | { field?: string } | undefined;

@@ -32,7 +32,11 @@ export const ConfigSchema = z
       });
     }
     if (config.defaultRoute !== undefined && !config.routes[config.defaultRoute]) {
-      context.addIssue({ code: 'custom', path: ['defaultRoute'], message: `no route named "${config.defaultRoute}"` });
+      context.addIssue({
+        code: 'custom',
+        path: ['defaultRoute'],
+        message: `no route named "${config.defaultRoute}"`,
+      });
     }
   });
 

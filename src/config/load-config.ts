@@ -24,7 +24,11 @@ export function parseConfig(value: unknown, file?: string): Config {
   const parsed = ConfigSchema.safeParse(value);
   if (!parsed.success) {
     const where = file ? ` in ${file}` : '';
-    throw new ConfigError(`Invalid Switchyard config${where}:\n${z.prettifyError(parsed.error)}`, file, parsed.error.issues);
+    throw new ConfigError(
+      `Invalid Switchyard config${where}:\n${z.prettifyError(parsed.error)}`,
+      file,
+      parsed.error.issues,
+    );
   }
   return parsed.data;
 }
@@ -40,13 +44,19 @@ export function loadConfig(file?: string): Config {
   try {
     text = readFileSync(resolved, 'utf8');
   } catch (error) {
-    throw new ConfigError(`Cannot read Switchyard config ${resolved}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, resolved);
+    throw new ConfigError(
+      `Cannot read Switchyard config ${resolved}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      resolved,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`Switchyard config ${resolved} is not valid JSON: ${(error as Error).message}`, resolved);
+    throw new ConfigError(
+      `Switchyard config ${resolved} is not valid JSON: ${(error as Error).message}`,
+      resolved,
+    );
   }
   return parseConfig(value, resolved);
 }

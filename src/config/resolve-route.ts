@@ -35,17 +35,27 @@ export function resolveRoute(config: Config, reference: RouteReference): Resolve
     const parsed = RouteSpecSchema.safeParse(reference);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
-      throw new RouteResolutionError(`invalid inline route:\n${z.prettifyError(parsed.error)}`, ['route', ...(first?.path ?? [])].join('.'));
+      throw new RouteResolutionError(
+        `invalid inline route:\n${z.prettifyError(parsed.error)}`,
+        ['route', ...(first?.path ?? [])].join('.'),
+      );
     }
     spec = parsed.data;
   }
 
   const targets = spec.targets.map((target, index) => {
     const provider = config.providers[target.provider];
-    if (!provider) throw new RouteResolutionError(`unknown provider "${target.provider}"`, `route.targets.${index}.provider`);
+    if (!provider)
+      throw new RouteResolutionError(
+        `unknown provider "${target.provider}"`,
+        `route.targets.${index}.provider`,
+      );
     const model = provider.models[target.model];
     if (!model) {
-      throw new RouteResolutionError(`provider "${target.provider}" has no model "${target.model}"`, `route.targets.${index}.model`);
+      throw new RouteResolutionError(
+        `provider "${target.provider}" has no model "${target.model}"`,
+        `route.targets.${index}.model`,
+      );
     }
     return {
       provider: target.provider,

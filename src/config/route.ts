@@ -16,7 +16,12 @@ export const TargetSchema = z.object({
    */
   timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
   /** Further attempts on this same target after a failure that fails over. @default 0 */
-  retries: z.number().int().min(0).max(MAX_ATTEMPTS_CAP - 1).default(0),
+  retries: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ATTEMPTS_CAP - 1)
+    .default(0),
 });
 export type Target = z.infer<typeof TargetSchema>;
 
@@ -41,9 +46,7 @@ export const RouteSpecSchema = z.object({
    * Failure classes that move on to the next target. Narrows the default set; classes that never fail over
    * (invalid request, refusals, cancellation) cannot be listed. @default every class that fails over
    */
-  failoverOn: z
-    .array(z.enum(FAILOVER_CLASSES as [FailureClass, ...FailureClass[]]))
-    .optional(),
+  failoverOn: z.array(z.enum(FAILOVER_CLASSES as [FailureClass, ...FailureClass[]])).optional(),
   /** Breaker policy this route applies to its targets' breakers. */
   breaker: BreakerPolicySchema.default({ failureThreshold: 3, cooldownMs: 30_000 }),
   /** What to do when every target's breaker is open. @default 'probe_first' */

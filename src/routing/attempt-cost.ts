@@ -20,6 +20,7 @@ export function failedAttemptCharge(
 ): AttemptCharge {
   if (failure.usage) return { costNanoUsd: costOfUsage(prices, failure.usage), costKnown: true };
   if (!failure.requestSent) return { costNanoUsd: 0, costKnown: true };
-  if (failure.httpStatus !== undefined && failure.httpStatus >= 400) return { costNanoUsd: 0, costKnown: true };
+  if (failure.httpStatus !== undefined && failure.httpStatus >= 400)
+    return { costNanoUsd: 0, costKnown: true };
   return { costNanoUsd: bound, costKnown: false };
 }

@@ -11,7 +11,8 @@ export class MoneyOverflowError extends Error {
 }
 
 function checked(value: number): NanoUsd {
-  if (!Number.isSafeInteger(value)) throw new MoneyOverflowError(`amount ${value} nano-USD is not a safe integer`);
+  if (!Number.isSafeInteger(value))
+    throw new MoneyOverflowError(`amount ${value} nano-USD is not a safe integer`);
   return value;
 }
 
@@ -63,5 +64,9 @@ export function costOfUsage(prices: Prices, usage: TokenCounts): NanoUsd {
  * Holds because the same `maxOutputTokens` is sent to the provider.
  */
 export function attemptBound(prices: Prices, estimatedInputTokens: number, maxOutputTokens: number): NanoUsd {
-  return costOfUsage(prices, { inputTokens: estimatedInputTokens, cachedInputTokens: 0, outputTokens: maxOutputTokens });
+  return costOfUsage(prices, {
+    inputTokens: estimatedInputTokens,
+    cachedInputTokens: 0,
+    outputTokens: maxOutputTokens,
+  });
 }

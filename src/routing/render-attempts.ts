@@ -3,7 +3,10 @@ import { nanoToUsd } from './money';
 import type { AttemptRecord } from './routing-record';
 
 export function renderAttemptsMarkdown(routeName: string, attempts: readonly AttemptRecord[]): string {
-  const header = ['| # | target | outcome | class | status | latency ms | cost USD |', '|---|---|---|---|---|---|---|'];
+  const header = [
+    '| # | target | outcome | class | status | latency ms | cost USD |',
+    '|---|---|---|---|---|---|---|',
+  ];
   const rows = attempts.map((attempt) =>
     [
       attempt.attempt,

@@ -18,7 +18,11 @@ export interface Harness {
 }
 
 export async function startHarness(): Promise<Harness> {
-  const [temporal, fake, bundle] = await Promise.all([connectForTest(), startFakeProvider(), bundleSwitchyardWorkflows()]);
+  const [temporal, fake, bundle] = await Promise.all([
+    connectForTest(),
+    startFakeProvider(),
+    bundleSwitchyardWorkflows(),
+  ]);
   const config = testConfig(fake);
   return {
     temporal,

@@ -1,7 +1,13 @@
 // Helpers for tests on the real dev server: connections, one workflow bundle per file, unique names.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 
 let runtimeInstalled = false;
 
@@ -14,7 +20,8 @@ export function quietRuntime(): void {
 
 export function temporalAddress(): string {
   const address = process.env.TEMPORAL_ADDRESS;
-  if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run this test through the jest `temporal` project');
+  if (!address)
+    throw new Error('TEMPORAL_ADDRESS is not set: run this test through the jest `temporal` project');
   return address;
 }
 
@@ -41,7 +48,10 @@ export async function connectForTest(): Promise<TemporalTestContext> {
 
 /** Bundles `src/workflows` once; call it in `beforeAll`. */
 export function bundleSwitchyardWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
+  return bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
 }
 
 export function uniqueName(prefix: string): string {

@@ -9,7 +9,12 @@ export const TEST_API_KEYS = {
   ANTHROPIC_TEST_KEY: 'sk-ant-test-8d2a7c40-never-log-me',
 } as const;
 
-const PRICES = { inputUsdPerMillion: 1, cachedInputUsdPerMillion: 0.5, outputUsdPerMillion: 4, contextWindow: 128_000 };
+const PRICES = {
+  inputUsdPerMillion: 1,
+  cachedInputUsdPerMillion: 0.5,
+  outputUsdPerMillion: 4,
+  contextWindow: 128_000,
+};
 
 export function testConfig(fake: FakeProvider): Config {
   return parseConfig({

@@ -30,7 +30,9 @@ async function runSmokeWorkflow(address: string, workflowId: string): Promise<st
       activities: { greet: async (name: string) => `hello, ${name}` },
     });
     const client = new Client({ connection });
-    return await worker.runUntil(client.workflow.execute('smokeWorkflow', { taskQueue, workflowId, args: ['switchyard'] }));
+    return await worker.runUntil(
+      client.workflow.execute('smokeWorkflow', { taskQueue, workflowId, args: ['switchyard'] }),
+    );
   } finally {
     await connection.close();
     await nativeConnection.close();
@@ -46,9 +48,12 @@ test('a dev server of its own runs a workflow, persists it across a restart, and
   try {
     expect(await runSmokeWorkflow(first.address, workflowId)).toBe('hello, switchyard');
     const connection = await Connection.connect({ address: first.address });
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({
+      namespace: 'default',
+    });
     await connection.close();
-    for (const key of SWITCHYARD_SEARCH_ATTRIBUTES) expect(Object.keys(customAttributes ?? {})).toContain(key.name);
+    for (const key of SWITCHYARD_SEARCH_ATTRIBUTES)
+      expect(Object.keys(customAttributes ?? {})).toContain(key.name);
   } finally {
     await first.stop();
   }

@@ -19,9 +19,15 @@ beforeEach(() => harness.fake.reset());
 
 test('a 429 on the primary fails over to the secondary, and the record shows both attempts', async () => {
   harness.fake.script('gpt-primary', { kind: 'error', error: 'rate_limited', retryAfterSeconds: 7 });
-  harness.fake.script('claude-primary', { kind: 'answer', text: 'hello from claude', usage: { inputTokens: 10, outputTokens: 5 } });
+  harness.fake.script('claude-primary', {
+    kind: 'answer',
+    text: 'hello from claude',
+    usage: { inputTokens: 10, outputTokens: 5 },
+  });
 
-  const { answer, record } = await harness.withWorker((switchyard) => switchyard.generate({ route: 'support', request }));
+  const { answer, record } = await harness.withWorker((switchyard) =>
+    switchyard.generate({ route: 'support', request }),
+  );
 
   expect(answer.text).toBe('hello from claude');
   expect(record.route).toBe('support');
@@ -51,9 +57,14 @@ test('a 429 on the primary fails over to the secondary, and the record shows bot
 
 test('a 401 fails over, because the next target has its own key', async () => {
   harness.fake.script('gpt-primary', { kind: 'error', error: 'authentication' });
-  const { record } = await harness.withWorker((switchyard) => switchyard.generate({ route: twoTargets, request }));
+  const { record } = await harness.withWorker((switchyard) =>
+    switchyard.generate({ route: twoTargets, request }),
+  );
   expect(record.route).toBe('inline');
-  expect(record.attempts.map((attempt) => attempt.failureClass ?? attempt.outcome)).toEqual(['authentication', 'succeeded']);
+  expect(record.attempts.map((attempt) => attempt.failureClass ?? attempt.outcome)).toEqual([
+    'authentication',
+    'succeeded',
+  ]);
 });
 
 test.each([
@@ -61,18 +72,25 @@ test.each([
   ['context overflow', { kind: 'error', error: 'context_overflow' }, 'ContextOverflow', 'context_overflow'],
   ['refusal', { kind: 'refusal' }, 'ContentRefused', 'refused'],
   ['content filter', { kind: 'content_filter' }, 'ContentRefused', 'content_policy'],
-] as const)('%s does not fail over and no request reaches the secondary', async (_name, scenario, type, failureClass) => {
-  harness.fake.script('gpt-primary', scenario);
-  const error = await expectRoutedCallError(harness.withWorker((switchyard) => switchyard.generate({ route: twoTargets, request })));
-  expect(error.type).toBe(type);
-  expect(error.record?.attempts).toHaveLength(1);
-  expect(error.record?.attempts[0]).toMatchObject({ outcome: 'failed', failureClass });
-  expect(harness.fake.counters('claude-primary').requests).toBe(0);
-});
+] as const)(
+  '%s does not fail over and no request reaches the secondary',
+  async (_name, scenario, type, failureClass) => {
+    harness.fake.script('gpt-primary', scenario);
+    const error = await expectRoutedCallError(
+      harness.withWorker((switchyard) => switchyard.generate({ route: twoTargets, request })),
+    );
+    expect(error.type).toBe(type);
+    expect(error.record?.attempts).toHaveLength(1);
+    expect(error.record?.attempts[0]).toMatchObject({ outcome: 'failed', failureClass });
+    expect(harness.fake.counters('claude-primary').requests).toBe(0);
+  },
+);
 
 test('a hanging target times out at its own timeout and the next target serves', async () => {
   harness.fake.script('gpt-primary', { kind: 'hang' });
-  const route = { targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 500 }, twoTargets.targets[1]!] };
+  const route = {
+    targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 500 }, twoTargets.targets[1]!],
+  };
   const { record } = await harness.withWorker((switchyard) => switchyard.generate({ route, request }));
   expect(record.attempts[0]).toMatchObject({ outcome: 'failed', failureClass: 'timeout', costKnown: false });
   // The request was sent and may be billed: the record charges its worst-case bound.
@@ -94,17 +112,24 @@ test('retries on one target are separate attempts in the record', async () => {
 test('when every target fails, one aggregate error lists every attempt', async () => {
   harness.fake.script('gpt-primary', { kind: 'error', error: 'overloaded' });
   harness.fake.script('claude-primary', { kind: 'reset' });
-  const error = await expectRoutedCallError(harness.withWorker((switchyard) => switchyard.generate({ route: twoTargets, request })));
+  const error = await expectRoutedCallError(
+    harness.withWorker((switchyard) => switchyard.generate({ route: twoTargets, request })),
+  );
   expect(error.type).toBe('AllTargetsFailed');
   expect(error.message).toContain('#1 openai/gpt-primary: unavailable');
   expect(error.message).toContain('#2 anthropic/claude-primary: unavailable');
-  expect(error.record?.attempts.map((attempt) => attempt.failureClass)).toEqual(['unavailable', 'unavailable']);
+  expect(error.record?.attempts.map((attempt) => attempt.failureClass)).toEqual([
+    'unavailable',
+    'unavailable',
+  ]);
 });
 
 test('failoverOn narrows which classes move on', async () => {
   harness.fake.script('gpt-primary', { kind: 'error', error: 'authentication' });
   const route = { ...twoTargets, failoverOn: ['rate_limited' as const] };
-  const error = await expectRoutedCallError(harness.withWorker((switchyard) => switchyard.generate({ route, request })));
+  const error = await expectRoutedCallError(
+    harness.withWorker((switchyard) => switchyard.generate({ route, request })),
+  );
   expect(error.type).toBe('AllTargetsFailed');
   expect(error.record?.attempts).toHaveLength(1);
   expect(harness.fake.counters('claude-primary').requests).toBe(0);

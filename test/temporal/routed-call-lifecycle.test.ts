@@ -76,7 +76,9 @@ test('a bad request is refused at the client with the field named, and nothing s
 });
 
 test('an unknown route fails the workflow as InvalidRequest naming the route', async () => {
-  const error = await expectRoutedCallError(harness.withWorker((switchyard) => switchyard.generate({ route: 'nope', request })));
+  const error = await expectRoutedCallError(
+    harness.withWorker((switchyard) => switchyard.generate({ route: 'nope', request })),
+  );
   expect(error.type).toBe('InvalidRequest');
   expect(error.message).toContain('unknown route "nope"');
   expect(harness.fake.requests).toHaveLength(0);
@@ -95,7 +97,9 @@ test('input that bypasses the client is validated again at workflow start', asyn
 
 test('history records the resolved route, and no API key appears anywhere in it', async () => {
   harness.fake.script('gpt-primary', { kind: 'error', error: 'authentication' });
-  const { record } = await harness.withWorker((switchyard) => switchyard.generate({ route: 'support', request }));
+  const { record } = await harness.withWorker((switchyard) =>
+    switchyard.generate({ route: 'support', request }),
+  );
   const history = await harness.temporal.client.workflow.getHandle(record.workflowId).fetchHistory();
   const text = JSON.stringify(history);
   for (const key of Object.values(TEST_API_KEYS)) {
@@ -111,7 +115,9 @@ test('history records the resolved route, and no API key appears anywhere in it'
 
 test('search attributes and the static summary describe the finished call', async () => {
   harness.fake.script('gpt-primary', { kind: 'error', error: 'rate_limited' });
-  const { record } = await harness.withWorker((switchyard) => switchyard.generate({ route: 'support', request }));
+  const { record } = await harness.withWorker((switchyard) =>
+    switchyard.generate({ route: 'support', request }),
+  );
   const description = await harness.temporal.client.workflow.getHandle(record.workflowId).describe();
   const attributes = description.searchAttributes;
   expect(attributes.SwitchyardRoute).toEqual(['support']);

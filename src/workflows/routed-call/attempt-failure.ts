@@ -32,7 +32,8 @@ export function classifyAttemptFailure(error: unknown): ClassifiedAttemptFailure
   if (cause instanceof TimeoutFailure) {
     // Start-to-close: the provider did not answer in time. Heartbeat: the worker running the attempt died.
     // Either way the request may have been sent, so its cost is unknown.
-    const what = cause.timeoutType === 'HEARTBEAT' ? 'attempt lost: no heartbeat from its worker' : 'attempt timed out';
+    const what =
+      cause.timeoutType === 'HEARTBEAT' ? 'attempt lost: no heartbeat from its worker' : 'attempt timed out';
     return { failureClass: FailureClass.timeout, message: what, requestSent: true };
   }
   return {

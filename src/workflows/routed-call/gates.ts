@@ -5,7 +5,9 @@ import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route'
 import type { FailureClass } from '../../routing/failure-class';
 import type { SkipReason } from '../../routing/routing-record';
 
-export type GateDecision = { readonly admitted: true } | { readonly admitted: false; readonly reason: SkipReason };
+export type GateDecision =
+  | { readonly admitted: true }
+  | { readonly admitted: false; readonly reason: SkipReason };
 
 export interface AttemptSettlement {
   readonly target: ResolvedTarget;

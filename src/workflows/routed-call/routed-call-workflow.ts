@@ -14,7 +14,11 @@ import {
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { SwitchyardActivities } from '../../activities';
-import { RoutedCallInputSchema, type RoutedCallInput, type RoutedCallInputValue } from '../../config/routed-call-input';
+import {
+  RoutedCallInputSchema,
+  type RoutedCallInput,
+  type RoutedCallInputValue,
+} from '../../config/routed-call-input';
 import type { ResolvedRoute } from '../../config/resolved-route';
 import { failsOver, planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
 import { failedAttemptCharge } from '../../routing/attempt-cost';
@@ -30,7 +34,13 @@ import {
   type RoutingRecord,
 } from '../../routing/routing-record';
 import { attemptsQuery, CANCELLED_RECORD_MEMO } from '../definitions';
-import { costUsdAttribute, fallbacksAttribute, outcomeAttribute, routeAttribute, servedByAttribute } from '../search-attributes';
+import {
+  costUsdAttribute,
+  fallbacksAttribute,
+  outcomeAttribute,
+  routeAttribute,
+  servedByAttribute,
+} from '../search-attributes';
 import { classifyAttemptFailure } from './attempt-failure';
 import { admitEverything, type AttemptGates } from './gates';
 import { failureTypeForStop, routingFailure } from './routing-failure';
@@ -84,7 +94,9 @@ class RouteWalk {
     private readonly input: RoutedCallInput,
     private readonly gates: AttemptGates,
   ) {
-    const deadlines = [route.deadlineMs, input.deadlineMs].filter((value): value is number => value !== undefined);
+    const deadlines = [route.deadlineMs, input.deadlineMs].filter(
+      (value): value is number => value !== undefined,
+    );
     this.deadlineAtMs = deadlines.length ? this.startedAtMs + Math.min(...deadlines) : undefined;
     const inputTokens = estimateInputTokens(input.request);
     this.boundNanoUsd = (targetIndex) =>
@@ -118,12 +130,22 @@ class RouteWalk {
     for (const [position, planned] of plan.entries()) {
       const remainingMs = this.remainingMs();
       if (remainingMs !== undefined && remainingMs < MIN_ATTEMPT_MS) {
-        throw this.failure(RoutedCallFailureType.deadlineExceeded, 'the call deadline leaves no time for another attempt');
+        throw this.failure(
+          RoutedCallFailureType.deadlineExceeded,
+          'the call deadline leaves no time for another attempt',
+        );
       }
       const target = this.route.targets[planned.targetIndex]!;
       const decision = await this.gates.admit(this.route, target);
       if (!decision.admitted) {
-        this.addAttempt({ planned, outcome: AttemptOutcome.skipped, skipReason: decision.reason, latencyMs: 0, costNanoUsd: 0, costKnown: true });
+        this.addAttempt({
+          planned,
+          outcome: AttemptOutcome.skipped,
+          skipReason: decision.reason,
+          latencyMs: 0,
+          costNanoUsd: 0,
+          costKnown: true,
+        });
         continue;
       }
       const answer = await this.attempt(planned, remainingMs);
@@ -133,13 +155,22 @@ class RouteWalk {
       if (next && next.targetIndex === planned.targetIndex) await this.backoff(next, last.retryAfterMs);
     }
     if (this.remainingMs() !== undefined && this.remainingMs()! < MIN_ATTEMPT_MS) {
-      throw this.failure(RoutedCallFailureType.deadlineExceeded, 'the call deadline passed before any target answered');
+      throw this.failure(
+        RoutedCallFailureType.deadlineExceeded,
+        'the call deadline passed before any target answered',
+      );
     }
-    throw this.failure(RoutedCallFailureType.allTargetsFailed, `all ${this.attempts.length} attempts on route ${this.route.name} failed`);
+    throw this.failure(
+      RoutedCallFailureType.allTargetsFailed,
+      `all ${this.attempts.length} attempts on route ${this.route.name} failed`,
+    );
   }
 
   /** Runs one attempt; returns the result on success, undefined to go on, or throws to stop the walk. */
-  private async attempt(planned: PlannedAttempt, remainingMs: number | undefined): Promise<RoutedCallResult | undefined> {
+  private async attempt(
+    planned: PlannedAttempt,
+    remainingMs: number | undefined,
+  ): Promise<RoutedCallResult | undefined> {
     const target = this.route.targets[planned.targetIndex]!;
     const timeoutMs = Math.min(target.timeoutMs, remainingMs ?? Number.POSITIVE_INFINITY);
     const startedAt = Date.now();
@@ -164,7 +195,11 @@ class RouteWalk {
         ...(success.result.requestId ? { requestId: success.result.requestId } : {}),
       });
       const { provider: _provider, model: _model, ...answer } = success.result;
-      const record = this.record({ targetIndex: planned.targetIndex, provider: target.provider, model: target.model });
+      const record = this.record({
+        targetIndex: planned.targetIndex,
+        provider: target.provider,
+        model: target.model,
+      });
       this.finish('succeeded', record);
       return { answer, record };
     } catch (error) {
@@ -194,7 +229,10 @@ class RouteWalk {
       if (failure.failureClass === FailureClass.cancelled) throw error;
       await this.gates.settle({ target, succeeded: false, failureClass: failure.failureClass, ...charge });
       if (!failsOver(this.route, failure.failureClass)) {
-        throw this.failure(failureTypeForStop(failure.failureClass), `${failure.failureClass} does not fail over`);
+        throw this.failure(
+          failureTypeForStop(failure.failureClass),
+          `${failure.failureClass} does not fail over`,
+        );
       }
       return undefined;
     }
@@ -204,7 +242,11 @@ class RouteWalk {
   private async backoff(next: PlannedAttempt, retryAfterMs: number | undefined): Promise<void> {
     const wanted = retryAfterMs ?? RETRY_BACKOFF_MS * 2 ** (next.retry - 1);
     const remaining = this.remainingMs();
-    const waitMs = Math.min(wanted, MAX_RETRY_WAIT_MS, remaining === undefined ? wanted : Math.max(0, remaining - MIN_ATTEMPT_MS));
+    const waitMs = Math.min(
+      wanted,
+      MAX_RETRY_WAIT_MS,
+      remaining === undefined ? wanted : Math.max(0, remaining - MIN_ATTEMPT_MS),
+    );
     if (waitMs > 0) await sleep(waitMs);
   }
 
@@ -259,7 +301,9 @@ class RouteWalk {
       { key: outcomeAttribute, value: outcome },
       { key: fallbacksAttribute, value: record.fallbacks },
       { key: costUsdAttribute, value: record.totalCostUsd },
-      ...(record.servedBy ? [{ key: servedByAttribute, value: `${record.servedBy.provider}/${record.servedBy.model}` }] : []),
+      ...(record.servedBy
+        ? [{ key: servedByAttribute, value: `${record.servedBy.provider}/${record.servedBy.model}` }]
+        : []),
     ]);
   }
 }

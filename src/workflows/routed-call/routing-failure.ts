@@ -32,7 +32,11 @@ export function summarizeAttempts(record: RoutingRecord): string {
     .join('; ');
 }
 
-export function routingFailure(type: RoutedCallFailureType, headline: string, record: RoutingRecord): ApplicationFailure {
+export function routingFailure(
+  type: RoutedCallFailureType,
+  headline: string,
+  record: RoutingRecord,
+): ApplicationFailure {
   const attempts = summarizeAttempts(record);
   return ApplicationFailure.create({
     type,

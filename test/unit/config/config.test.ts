@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load-config';
 
-const example = JSON.parse(readFileSync(path.join(__dirname, '../../../switchyard.config.example.json'), 'utf8'));
+const example = JSON.parse(
+  readFileSync(path.join(__dirname, '../../../switchyard.config.example.json'), 'utf8'),
+);
 
 function configError(value: unknown): ConfigError {
   try {
@@ -45,7 +47,10 @@ test('every problem is reported, each with its path', () => {
 
 test('targets must name configured providers and models', () => {
   const broken = structuredClone(example);
-  broken.routes.support.targets.push({ provider: 'mistral', model: 'large' }, { provider: 'openai', model: 'gpt-9' });
+  broken.routes.support.targets.push(
+    { provider: 'mistral', model: 'large' },
+    { provider: 'openai', model: 'gpt-9' },
+  );
   broken.defaultRoute = 'sales';
   const error = configError(broken);
   expect(error.message).toContain('unknown provider "mistral"');
@@ -63,7 +68,9 @@ test('failoverOn may list only classes that can fail over', () => {
 
 test('loadConfig names the file when it is missing or not JSON', () => {
   const directory = mkdtempSync(path.join(tmpdir(), 'switchyard-config-'));
-  expect(() => loadConfig(path.join(directory, 'missing.json'))).toThrow(/Cannot read Switchyard config .*missing\.json: ENOENT/);
+  expect(() => loadConfig(path.join(directory, 'missing.json'))).toThrow(
+    /Cannot read Switchyard config .*missing\.json: ENOENT/,
+  );
   const file = path.join(directory, 'bad.json');
   writeFileSync(file, '{ "providers": ');
   expect(() => loadConfig(file)).toThrow(/bad\.json is not valid JSON/);

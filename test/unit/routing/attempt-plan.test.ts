@@ -1,6 +1,10 @@
 // Attempt planning and failover rules, straight from the DESIGN §3 table.
 import { failsOver, planAttempts } from '../../../src/routing/attempt-plan';
-import { ALL_FAILURE_CLASSES, FAILOVER_CLASSES, FAILURE_CLASS_RULES } from '../../../src/routing/failure-class';
+import {
+  ALL_FAILURE_CLASSES,
+  FAILOVER_CLASSES,
+  FAILURE_CLASS_RULES,
+} from '../../../src/routing/failure-class';
 
 const target = (retries: number) => ({ retries });
 
@@ -24,7 +28,14 @@ test('maxAttempts caps the plan', () => {
 });
 
 test('the DESIGN §3 table: what fails over and what counts on the breaker', () => {
-  const failingOver = ['rate_limited', 'quota_exhausted', 'unavailable', 'timeout', 'authentication', 'invalid_response'];
+  const failingOver = [
+    'rate_limited',
+    'quota_exhausted',
+    'unavailable',
+    'timeout',
+    'authentication',
+    'invalid_response',
+  ];
   expect([...FAILOVER_CLASSES].sort()).toEqual([...failingOver].sort());
   for (const failureClass of ALL_FAILURE_CLASSES) {
     expect(FAILURE_CLASS_RULES[failureClass].countsOnBreaker).toBe(failingOver.includes(failureClass));

@@ -1,5 +1,12 @@
 // Money rules: integer nano-USD, rounding in the safe direction, exact token costs, overflow refused.
-import { attemptBound, costOfUsage, MoneyOverflowError, nanoToUsd, usdToNanoCeil, usdToNanoFloor } from '../../../src/routing/money';
+import {
+  attemptBound,
+  costOfUsage,
+  MoneyOverflowError,
+  nanoToUsd,
+  usdToNanoCeil,
+  usdToNanoFloor,
+} from '../../../src/routing/money';
 import { estimateInputTokens } from '../../../src/routing/estimate-tokens';
 import { failedAttemptCharge } from '../../../src/routing/attempt-cost';
 
@@ -15,9 +22,16 @@ test('USD converts to nano-USD rounding up for estimates and down for limits', (
 
 test('usage cost is exact for whole prices and rounds a fraction of a nano-USD up', () => {
   // 1,000 input × $3/M = 3,000,000 nano; 200 cached × $0.30/M = 60,000 nano; 500 output × $15/M = 7,500,000 nano.
-  expect(costOfUsage(prices, { inputTokens: 1_000, cachedInputTokens: 200, outputTokens: 500 })).toBe(10_560_000);
+  expect(costOfUsage(prices, { inputTokens: 1_000, cachedInputTokens: 200, outputTokens: 500 })).toBe(
+    10_560_000,
+  );
   // One token at $0.0001/M is 0.1 nano-USD: charged as 1, never 0.
-  expect(costOfUsage({ inputUsdPerMillion: 0.0001, cachedInputUsdPerMillion: 0, outputUsdPerMillion: 0 }, { inputTokens: 1, cachedInputTokens: 0, outputTokens: 0 })).toBe(1);
+  expect(
+    costOfUsage(
+      { inputUsdPerMillion: 0.0001, cachedInputUsdPerMillion: 0, outputUsdPerMillion: 0 },
+      { inputTokens: 1, cachedInputTokens: 0, outputTokens: 0 },
+    ),
+  ).toBe(1);
 });
 
 test('the attempt bound prices the whole output cap', () => {
@@ -26,7 +40,12 @@ test('the attempt bound prices the whole output cap', () => {
 
 test('amounts beyond safe integers are refused, not rounded', () => {
   expect(() => usdToNanoCeil(10_000_000)).toThrow(MoneyOverflowError);
-  expect(() => costOfUsage({ inputUsdPerMillion: 1e6, cachedInputUsdPerMillion: 0, outputUsdPerMillion: 0 }, { inputTokens: 1e10, cachedInputTokens: 0, outputTokens: 0 })).toThrow(MoneyOverflowError);
+  expect(() =>
+    costOfUsage(
+      { inputUsdPerMillion: 1e6, cachedInputUsdPerMillion: 0, outputUsdPerMillion: 0 },
+      { inputTokens: 1e10, cachedInputTokens: 0, outputTokens: 0 },
+    ),
+  ).toThrow(MoneyOverflowError);
 });
 
 test('the token estimate leans high: at least one token per four characters', () => {
@@ -36,10 +55,22 @@ test('the token estimate leans high: at least one token per four characters', ()
 });
 
 test('a failed attempt costs nothing unless the request went out and no error status came back', () => {
-  expect(failedAttemptCharge({ requestSent: false }, prices, 500)).toEqual({ costNanoUsd: 0, costKnown: true });
-  expect(failedAttemptCharge({ requestSent: true, httpStatus: 429 }, prices, 500)).toEqual({ costNanoUsd: 0, costKnown: true });
-  expect(failedAttemptCharge({ requestSent: true }, prices, 500)).toEqual({ costNanoUsd: 500, costKnown: false });
-  expect(failedAttemptCharge({ requestSent: true, httpStatus: 200 }, prices, 500)).toEqual({ costNanoUsd: 500, costKnown: false });
+  expect(failedAttemptCharge({ requestSent: false }, prices, 500)).toEqual({
+    costNanoUsd: 0,
+    costKnown: true,
+  });
+  expect(failedAttemptCharge({ requestSent: true, httpStatus: 429 }, prices, 500)).toEqual({
+    costNanoUsd: 0,
+    costKnown: true,
+  });
+  expect(failedAttemptCharge({ requestSent: true }, prices, 500)).toEqual({
+    costNanoUsd: 500,
+    costKnown: false,
+  });
+  expect(failedAttemptCharge({ requestSent: true, httpStatus: 200 }, prices, 500)).toEqual({
+    costNanoUsd: 500,
+    costKnown: false,
+  });
 });
 
 test('a refusal that reports usage is charged its real cost', () => {
