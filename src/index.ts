@@ -18,4 +18,25 @@ export type { AttemptRecord, RoutingRecord, RoutedCallResult } from './routing/r
 export { RoutedCallFailureType } from './routing/routing-record';
 export { FailureClass } from './routing/failure-class';
 export type { CallPlan } from './routing/call-plan';
+export { Breakers, BreakerUnavailableError } from './client/breakers';
+export type {
+  BreakerView,
+  UnreadableBreaker,
+  BreakersOptions,
+  ListOptions as BreakerListOptions,
+  ResetOptions as BreakerResetOptions,
+} from './client/breakers';
+export { BreakerStatus, BreakerTransitionReason } from './routing/breaker-state';
+export type { BreakerState, BreakerTransition, BreakerCounts, BreakerProbe } from './routing/breaker-state';
+export { Ledgers } from './client/ledgers';
+export type { LedgersOptions } from './client/ledgers';
+export type { Budget, BudgetLimitChange } from './config/budget';
+export type { LedgerSnapshot, OpenReservationView } from './routing/ledger-snapshot';
+export type {
+  ReservationDecision,
+  ReservationGrant,
+  ReservationRefusal,
+  LedgerTotals,
+} from './routing/ledger-state';
+export { LedgerPeriod } from './routing/ledger-window';
 export { createSwitchyardWorker, runWorker } from './worker';

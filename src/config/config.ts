@@ -1,5 +1,6 @@
-// The Switchyard config file schema: providers, models, routes and the default route. Workflow-safe (zod only).
+// The Switchyard config file schema: providers, models, routes, default route, budgets. Workflow-safe (zod only).
 import { z } from 'zod';
+import { BudgetSchema, BudgetScopeSchema } from './budget';
 import { ProviderSchema } from './provider-schema';
 import { RouteSpecSchema } from './route';
 
@@ -11,6 +12,12 @@ export const ConfigSchema = z
     routes: z.record(z.string().regex(NAME, 'route names are letters, digits, . _ -'), RouteSpecSchema),
     /** Route used when a call names none. */
     defaultRoute: z.string().optional(),
+    /**
+     * Budget limits by scope. A scope's ledger takes its limit from here when it starts and whenever this
+     * declaration changes; `ledgers.setLimit` overrides it until then.
+     * @default none: every scope is unlimited but tracked
+     */
+    budgets: z.record(BudgetScopeSchema, BudgetSchema).optional(),
   })
   .superRefine((config, context) => {
     for (const [routeName, route] of Object.entries(config.routes)) {

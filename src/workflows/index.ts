@@ -1,2 +1,4 @@
 // The workflow bundle's entry point: every workflow a Switchyard worker runs. Workflow code.
 export { routedCallWorkflow } from './routed-call/routed-call-workflow';
+export { breakerWorkflow } from './breaker/breaker-workflow';
+export { ledgerWorkflow } from './ledger/ledger-workflow';

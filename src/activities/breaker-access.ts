@@ -1,0 +1,197 @@
+// Local activities through which routed calls reach breaker entities, via the worker's client. Worker side.
+import {
+  QueryRejectedError,
+  WithStartWorkflowOperation,
+  WorkflowClient,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
+import {
+  BreakerOutcome,
+  BreakerStatus,
+  breakerKey,
+  initialBreakerState,
+  type BreakerState,
+} from '../routing/breaker-state';
+import { admit, AdmitDecision, recordOutcome, type Admission } from '../routing/breaker-transitions';
+import {
+  admitUpdate,
+  BREAKER_WORKFLOW_TYPE,
+  breakerStaticSummary,
+  breakerWorkflowId,
+  outcomeSignal,
+  stateQuery,
+  type BreakerAdmitInput,
+  type BreakerOutcomeInput,
+} from '../workflows/breaker/definitions';
+import type { breakerWorkflow } from '../workflows/breaker/breaker-workflow';
+import { BreakerHints, breakerHintTtlFromEnvironment, type BreakerHint } from './breaker-hints';
+import type {
+  AdmitTargetInput,
+  AdmitTargetResult,
+  ReportBreakerOutcomeInput,
+  ReportBreakerOutcomeResult,
+} from './breaker-types';
+
+export interface BreakerAccessDependencies {
+  /** The worker's own Temporal client. */
+  readonly client: Client;
+  /** Task queue breaker entities are started on (the worker's own). */
+  readonly taskQueue: string;
+  /**
+   * How long the worker trusts its view of a breaker, in milliseconds: the bound on how stale a decision
+   * made without the entity can be. @default `SWITCHYARD_BREAKER_HINT_TTL_MS`, else 1000
+   */
+  readonly hintTtlMs?: number;
+}
+
+/** Reads a breaker's state with a query: queries add nothing to the entity's history. */
+function createStateReader(client: Client) {
+  // A closed run (terminated by an operator) must read as "no breaker", not as its last state.
+  const workflows = new WorkflowClient({
+    connection: client.connection,
+    namespace: client.options.namespace,
+    dataConverter: client.options.dataConverter,
+    identity: client.options.identity,
+    queryRejectCondition: 'NOT_OPEN',
+  });
+  return async function readBreaker(
+    provider: string,
+    model: string,
+  ): Promise<{ state: BreakerState; exists: boolean }> {
+    try {
+      const snapshot = await workflows.getHandle(breakerWorkflowId(provider, model)).query(stateQuery);
+      return { state: snapshot.state, exists: true };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || error instanceof QueryRejectedError) {
+        return { state: initialBreakerState(), exists: false };
+      }
+      throw error;
+    }
+  };
+}
+
+function healthyUntil(hint: BreakerHint, ttlMs: number): number | undefined {
+  const { state } = hint;
+  return state.status === BreakerStatus.closed && state.consecutiveFailures === 0
+    ? hint.readAtMs + ttlMs
+    : undefined;
+}
+
+/** Whether the entity must decide: a probe, or any decision that changes the breaker's state. */
+function needsEntity(admission: Admission): boolean {
+  return admission.changed || admission.decision === AdmitDecision.probe;
+}
+
+export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
+  const { client, taskQueue } = dependencies;
+  const hints = new BreakerHints(dependencies.hintTtlMs ?? breakerHintTtlFromEnvironment());
+  const readBreaker = createStateReader(client);
+
+  function startOperation(provider: string, model: string) {
+    return new WithStartWorkflowOperation<typeof breakerWorkflow>(BREAKER_WORKFLOW_TYPE, {
+      workflowId: breakerWorkflowId(provider, model),
+      taskQueue,
+      args: [{ provider, model }],
+      // Every worker and route shares the one running entity of this key.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: breakerStaticSummary(provider, model),
+    });
+  }
+
+  function fromHint(admission: Admission, hint: BreakerHint): AdmitTargetResult {
+    const healthyUntilMs =
+      admission.decision === AdmitDecision.allow ? healthyUntil(hint, hints.ttlMs) : undefined;
+    return {
+      decision: admission.decision,
+      ...(admission.retryAtMs !== undefined ? { retryAtMs: admission.retryAtMs } : {}),
+      decidedBy: 'hint',
+      status: admission.state.status,
+      ...(healthyUntilMs !== undefined ? { healthyUntilMs } : {}),
+    };
+  }
+
+  /**
+   * Asks the breaker of `(provider, model)` whether `caller` may call it. A decision that leaves the breaker
+   * as it is (closed → allow, open in cooldown → deny, someone else's live probe → deny) is made from the
+   * worker's hint without touching the entity; a probe or a state change is decided by the entity through
+   * update-with-start. Idempotent per caller, so the local activity may safely run more than once.
+   */
+  async function admitTarget(input: AdmitTargetInput): Promise<AdmitTargetResult> {
+    const key = breakerKey(input.provider, input.model);
+    const request = {
+      policy: input.policy,
+      caller: input.caller,
+      probeLeaseMs: input.probeLeaseMs,
+      ...(input.force ? { force: true } : {}),
+    };
+    const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
+    const local = admit(hint.state, { ...request, nowMs: Date.now() });
+    if (!needsEntity(local)) return fromHint(local, hint);
+
+    return hints.oneAtATime(key, async () => {
+      // The caller before this one in the queue may have just taken the probe: decide again on its answer.
+      const latest = hints.fresh(key);
+      if (latest && latest !== hint) {
+        const again = admit(latest.state, { ...request, nowMs: Date.now() });
+        if (!needsEntity(again)) return fromHint(again, latest);
+      }
+      const readAtMs = Date.now();
+      const admitInput: BreakerAdmitInput = request;
+      const result = await client.workflow.executeUpdateWithStart(admitUpdate, {
+        args: [admitInput],
+        // Same caller, same update id: a retried local activity gets the first answer back.
+        updateId: `admit:${input.caller}${input.force ? ':force' : ''}`,
+        startWorkflowOperation: startOperation(input.provider, input.model),
+      });
+      const fresh = hints.remember(key, result.state, true, readAtMs);
+      const healthyUntilMs =
+        result.decision === AdmitDecision.allow ? healthyUntil(fresh, hints.ttlMs) : undefined;
+      return {
+        decision: result.decision,
+        ...(result.retryAtMs !== undefined ? { retryAtMs: result.retryAtMs } : {}),
+        decidedBy: 'entity',
+        status: result.state.status,
+        ...(healthyUntilMs !== undefined ? { healthyUntilMs } : {}),
+      };
+    });
+  }
+
+  /**
+   * Reports an attempt's outcome by signal-with-start, but only when it can change the breaker: always for
+   * a probe and a counted failure, and for an answer only while the worker's view shows failures to clear.
+   * The report id makes a repeated delivery (a retried local activity) count once.
+   */
+  async function reportBreakerOutcome(input: ReportBreakerOutcomeInput): Promise<ReportBreakerOutcomeResult> {
+    const key = breakerKey(input.provider, input.model);
+    if (input.outcome === BreakerOutcome.cancelled && !input.wasProbe) return { sent: false };
+    const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
+    const report = {
+      policy: input.policy,
+      caller: input.caller,
+      outcome: input.outcome,
+      ...(input.failureClass !== undefined ? { failureClass: input.failureClass } : {}),
+    };
+    const local = recordOutcome(hint.state, { ...report, nowMs: Date.now() });
+    const mustSend = input.wasProbe || input.outcome === BreakerOutcome.countedFailure || local.changed;
+    if (!mustSend) return { sent: false };
+
+    const outcomeInput: BreakerOutcomeInput = { ...report, reportId: `${input.caller}:${input.outcome}` };
+    await client.workflow.signalWithStart<typeof breakerWorkflow, [BreakerOutcomeInput]>(
+      BREAKER_WORKFLOW_TYPE,
+      {
+        workflowId: breakerWorkflowId(input.provider, input.model),
+        taskQueue,
+        args: [{ provider: input.provider, model: input.model }],
+        signal: outcomeSignal,
+        signalArgs: [outcomeInput],
+        staticSummary: breakerStaticSummary(input.provider, input.model),
+      },
+    );
+    // The entity applies the same rule to its own state; until the hint expires, assume it agreed.
+    if (local.changed) hints.applyLocally(key, local.state);
+    return { sent: true };
+  }
+
+  return { admitTarget, reportBreakerOutcome };
+}

@@ -1,0 +1,50 @@
+// Input and output of the breaker-access local activities. Types only; shared with workflow code.
+import type { BreakerPolicy } from '../config/route';
+import type { BreakerOutcome, BreakerStatus } from '../routing/breaker-state';
+import type { AdmitDecision } from '../routing/breaker-transitions';
+import type { FailureClass } from '../routing/failure-class';
+
+export interface AdmitTargetInput {
+  readonly provider: string;
+  readonly model: string;
+  /** The asking route's breaker policy. */
+  readonly policy: BreakerPolicy;
+  /** `<routed-call workflow id>#<attempt>`. */
+  readonly caller: string;
+  /** How long a granted probe is held before another caller may take it, in milliseconds. */
+  readonly probeLeaseMs: number;
+  /** Take the probe before the cooldown (every target of the route is open, `probe_first`). @default false */
+  readonly force?: boolean;
+}
+
+export interface AdmitTargetResult {
+  readonly decision: AdmitDecision;
+  /** For `deny`: epoch milliseconds when this caller could next be admitted. */
+  readonly retryAtMs?: number;
+  /** Where the decision was made: the worker's hint (no breaker event) or the entity (an update). */
+  readonly decidedBy: 'hint' | 'entity';
+  /** The breaker's status as this decision saw it. */
+  readonly status: BreakerStatus;
+  /**
+   * Set when the breaker was closed with no failures: until this epoch millisecond the worker's view stays
+   * valid, so a success reported before then cannot change the breaker and need not be sent.
+   */
+  readonly healthyUntilMs?: number;
+}
+
+export interface ReportBreakerOutcomeInput {
+  readonly provider: string;
+  readonly model: string;
+  /** The reporting route's breaker policy. */
+  readonly policy: BreakerPolicy;
+  readonly caller: string;
+  readonly outcome: BreakerOutcome;
+  readonly failureClass?: FailureClass;
+  /** The caller held the half-open probe: its outcome always reaches the entity. */
+  readonly wasProbe: boolean;
+}
+
+export interface ReportBreakerOutcomeResult {
+  /** Whether a signal was sent; false when the outcome could not change the breaker. */
+  readonly sent: boolean;
+}

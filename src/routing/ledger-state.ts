@@ -1,0 +1,320 @@
+// The budget ledger as a state machine over plain JSON: reserve, settle, release, lease expiry, windows. Pure.
+// Every transition takes the state and returns a new one; none throws, so a workflow handler built on them
+// can never fail its workflow task. Times are epoch milliseconds; money is integer nano-USD.
+import type { CloseEffect, ReservationDecision, ReservationRequest, Settlement } from './ledger-messages';
+import {
+  hasWindow,
+  nextWindowStartAt,
+  windowStartAt,
+  type LedgerPeriod,
+  type WindowRule,
+} from './ledger-window';
+import type { NanoUsd } from './money';
+
+// The message shapes belong to the state machine's API: callers may import them from here.
+export type {
+  CloseEffect,
+  ReservationDecision,
+  ReservationGrant,
+  ReservationRefusal,
+  ReservationRequest,
+  Settlement,
+} from './ledger-messages';
+
+/** How many closed reservation ids a ledger remembers to recognise a repeated or late message. */
+export const CLOSED_RESERVATIONS_REMEMBERED = 1000;
+
+/** A budget limit. `limitNanoUsd: null` is unlimited: spend is tracked and nothing is refused. */
+export interface LedgerLimit {
+  readonly limitNanoUsd: NanoUsd | null;
+  readonly period: LedgerPeriod | null;
+}
+
+/** Who set the limit in force: nobody yet, the config file's `budgets`, or an operator (`ledgers.setLimit`). */
+export const LimitSource = { none: 'none', config: 'config', operator: 'operator' } as const;
+export type LimitSource = (typeof LimitSource)[keyof typeof LimitSource];
+
+export interface OpenReservation {
+  readonly amountNanoUsd: NanoUsd;
+  /** Workflow id of the routed call holding it, for operators. */
+  readonly holder: string;
+  readonly reservedAt: number;
+  /** After this instant the reservation is charged in full and closed. */
+  readonly leaseExpiresAt: number;
+}
+
+export const ClosedOutcome = { settled: 'settled', released: 'released', expired: 'expired' } as const;
+export type ClosedOutcome = (typeof ClosedOutcome)[keyof typeof ClosedOutcome];
+
+export interface ClosedReservation {
+  readonly reservationId: string;
+  readonly outcome: ClosedOutcome;
+  readonly chargedNanoUsd: NanoUsd;
+}
+
+/** Lifetime counts, kept across windows and continue-as-new. */
+export interface LedgerTotals {
+  readonly granted: number;
+  readonly settled: number;
+  readonly released: number;
+  readonly expired: number;
+  /** Settlements whose real cost exceeded their reservation. */
+  readonly overdrafts: number;
+}
+
+export interface LedgerWindowSummary {
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly spentNanoUsd: NanoUsd;
+  readonly overdraftNanoUsd: NanoUsd;
+}
+
+export interface LedgerState extends LedgerLimit, WindowRule {
+  readonly scope: string;
+  readonly limitSource: LimitSource;
+  /** The config declaration last applied; a declaration is applied again only when it changes. */
+  readonly configLimit: LedgerLimit | null;
+  readonly windowStartedAt: number;
+  /** Charged in this window: settled costs, unknown costs at their full reservation, expired leases. */
+  readonly spentNanoUsd: NanoUsd;
+  /** Part of `spentNanoUsd` charged beyond the reservations it settled (providers exceeding the bound). */
+  readonly overdraftNanoUsd: NanoUsd;
+  readonly reservations: Readonly<Record<string, OpenReservation>>;
+  /** Most recently closed reservations, oldest first, at most {@link CLOSED_RESERVATIONS_REMEMBERED}. */
+  readonly closed: readonly ClosedReservation[];
+  readonly totals: LedgerTotals;
+  readonly previousWindow: LedgerWindowSummary | null;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+interface Draft extends Mutable<Omit<LedgerState, 'reservations' | 'closed' | 'totals'>> {
+  reservations: Record<string, OpenReservation>;
+  closed: ClosedReservation[];
+  totals: Mutable<LedgerTotals>;
+}
+
+/** Sums never leave the safe-integer range: a ledger at 9 million USD saturates instead of failing. */
+function saturatingAdd(a: NanoUsd, b: NanoUsd): NanoUsd {
+  return Math.min(a + b, Number.MAX_SAFE_INTEGER);
+}
+
+function draftOf(state: LedgerState): Draft {
+  return {
+    ...state,
+    reservations: { ...state.reservations },
+    closed: [...state.closed],
+    totals: { ...state.totals },
+  };
+}
+
+export function createLedgerState(
+  scope: string,
+  now: number,
+  options: { windowMs?: number | null } = {},
+): LedgerState {
+  return {
+    scope,
+    limitNanoUsd: null,
+    period: null,
+    windowMs: options.windowMs ?? null,
+    limitSource: LimitSource.none,
+    configLimit: null,
+    windowStartedAt: windowStartAt({ period: null, windowMs: options.windowMs ?? null }, now),
+    spentNanoUsd: 0,
+    overdraftNanoUsd: 0,
+    reservations: {},
+    closed: [],
+    totals: { granted: 0, settled: 0, released: 0, expired: 0, overdrafts: 0 },
+    previousWindow: null,
+  };
+}
+
+export function reservedNanoUsd(state: Pick<LedgerState, 'reservations'>): NanoUsd {
+  return Object.values(state.reservations).reduce(
+    (total, open) => saturatingAdd(total, open.amountNanoUsd),
+    0,
+  );
+}
+
+/** Limit − spent − reserved (negative after an overdraft), or null for an unlimited ledger. */
+export function availableNanoUsd(state: LedgerState): NanoUsd | null {
+  return state.limitNanoUsd === null
+    ? null
+    : state.limitNanoUsd - state.spentNanoUsd - reservedNanoUsd(state);
+}
+
+function findClosed(draft: Pick<Draft, 'closed'>, reservationId: string): ClosedReservation | undefined {
+  return draft.closed.find((closed) => closed.reservationId === reservationId);
+}
+
+function remember(draft: Draft, closed: ClosedReservation): void {
+  draft.closed.push(closed);
+  const excess = draft.closed.length - CLOSED_RESERVATIONS_REMEMBERED;
+  if (excess > 0) draft.closed.splice(0, excess);
+}
+
+/** Charges every reservation whose lease ended at or before `at` in full. */
+function expireDraft(draft: Draft, at: number): void {
+  for (const [reservationId, reservation] of Object.entries(draft.reservations)) {
+    if (reservation.leaseExpiresAt > at) continue;
+    delete draft.reservations[reservationId];
+    draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, reservation.amountNanoUsd);
+    draft.totals.expired += 1;
+    remember(draft, {
+      reservationId,
+      outcome: ClosedOutcome.expired,
+      chargedNanoUsd: reservation.amountNanoUsd,
+    });
+  }
+}
+
+/**
+ * Brings the draft to `now`: closes the window if it ended (leases that ran out in it are charged to it), then
+ * expires leases. A ledger that slept through several windows resets once, to the window that contains now.
+ */
+function advanceDraft(draft: Draft, now: number): void {
+  const currentStart = windowStartAt(draft, now);
+  if (hasWindow(draft) && currentStart > draft.windowStartedAt) {
+    const endedAt = nextWindowStartAt(draft, draft.windowStartedAt) ?? currentStart;
+    expireDraft(draft, endedAt - 1);
+    draft.previousWindow = {
+      startedAt: draft.windowStartedAt,
+      endedAt,
+      spentNanoUsd: draft.spentNanoUsd,
+      overdraftNanoUsd: draft.overdraftNanoUsd,
+    };
+    draft.windowStartedAt = currentStart;
+    draft.spentNanoUsd = 0;
+    draft.overdraftNanoUsd = 0;
+  }
+  expireDraft(draft, now);
+}
+
+/** Expires leases and resets the window as of `now`. */
+export function advanceClock(state: LedgerState, now: number): LedgerState {
+  const draft = draftOf(state);
+  advanceDraft(draft, now);
+  return draft;
+}
+
+/** The next instant the ledger must act on its own (a lease ends or a window closes), or null. */
+export function nextWakeAt(state: LedgerState): number | null {
+  let wake = nextWindowStartAt(state, state.windowStartedAt);
+  for (const reservation of Object.values(state.reservations)) {
+    if (wake === null || reservation.leaseExpiresAt < wake) wake = reservation.leaseExpiresAt;
+  }
+  return wake;
+}
+
+/**
+ * Decides a batch of reservations in order, each against what the ones before it left, deducting each grant
+ * at once. A repeated id that is still open gets its grant again without a second deduction; an id already
+ * closed is refused, so one id never pays for two attempts.
+ */
+export function reserveBatch(
+  state: LedgerState,
+  requests: readonly ReservationRequest[],
+  now: number,
+): { state: LedgerState; decisions: ReservationDecision[] } {
+  const draft = draftOf(state);
+  advanceDraft(draft, now);
+  let reserved = reservedNanoUsd(draft);
+  const decisions = requests.map((request): ReservationDecision => {
+    const open = draft.reservations[request.reservationId];
+    if (open) {
+      return {
+        granted: true,
+        reservationId: request.reservationId,
+        amountNanoUsd: open.amountNanoUsd,
+        leaseExpiresAt: open.leaseExpiresAt,
+      };
+    }
+    const committed = draft.spentNanoUsd + reserved + request.amountNanoUsd;
+    const fits =
+      Number.isSafeInteger(committed) && (draft.limitNanoUsd === null || committed <= draft.limitNanoUsd);
+    const closed = findClosed(draft, request.reservationId);
+    if (closed || !fits) {
+      return {
+        granted: false,
+        reservationId: request.reservationId,
+        reason: closed ? 'closed' : 'over_budget',
+        requestedNanoUsd: request.amountNanoUsd,
+        limitNanoUsd: draft.limitNanoUsd,
+        availableNanoUsd:
+          draft.limitNanoUsd === null ? null : draft.limitNanoUsd - draft.spentNanoUsd - reserved,
+        spentNanoUsd: draft.spentNanoUsd,
+        reservedNanoUsd: reserved,
+        overdraftNanoUsd: draft.overdraftNanoUsd,
+      };
+    }
+    const leaseExpiresAt = now + request.leaseMs;
+    draft.reservations[request.reservationId] = {
+      amountNanoUsd: request.amountNanoUsd,
+      holder: request.holder,
+      reservedAt: now,
+      leaseExpiresAt,
+    };
+    reserved += request.amountNanoUsd;
+    draft.totals.granted += 1;
+    return {
+      granted: true,
+      reservationId: request.reservationId,
+      amountNanoUsd: request.amountNanoUsd,
+      leaseExpiresAt,
+    };
+  });
+  return { state: draft, decisions };
+}
+
+/**
+ * Closes a reservation with its cost: the real cost when known (anything beyond the reservation is charged
+ * too and recorded as overdraft), else the whole reservation. A repeated or late settle charges nothing.
+ */
+export function settleReservation(
+  state: LedgerState,
+  settlement: Settlement,
+  now: number,
+): { state: LedgerState; effect: CloseEffect } {
+  const draft = draftOf(state);
+  advanceDraft(draft, now);
+  const open = draft.reservations[settlement.reservationId];
+  if (!open) {
+    const seen = findClosed(draft, settlement.reservationId);
+    return { state: draft, effect: { kind: seen ? 'duplicate' : 'unmatched' } };
+  }
+  const charged = settlement.costKnown ? settlement.costNanoUsd : open.amountNanoUsd;
+  const overdraft = Math.max(0, charged - open.amountNanoUsd);
+  delete draft.reservations[settlement.reservationId];
+  draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, charged);
+  draft.overdraftNanoUsd = saturatingAdd(draft.overdraftNanoUsd, overdraft);
+  draft.totals.settled += 1;
+  if (overdraft > 0) draft.totals.overdrafts += 1;
+  remember(draft, {
+    reservationId: settlement.reservationId,
+    outcome: ClosedOutcome.settled,
+    chargedNanoUsd: charged,
+  });
+  return { state: draft, effect: { kind: 'closed', chargedNanoUsd: charged, overdraftNanoUsd: overdraft } };
+}
+
+/**
+ * Closes a reservation without charge (nothing was sent). An unknown id is remembered as released, so a
+ * reservation that arrives after its own release (a retried reserve racing the caller's clean-up) is refused.
+ */
+export function releaseReservation(
+  state: LedgerState,
+  reservationId: string,
+  now: number,
+): { state: LedgerState; effect: CloseEffect } {
+  const draft = draftOf(state);
+  advanceDraft(draft, now);
+  if (findClosed(draft, reservationId)) return { state: draft, effect: { kind: 'duplicate' } };
+  const open = draft.reservations[reservationId];
+  delete draft.reservations[reservationId];
+  if (open) draft.totals.released += 1;
+  remember(draft, { reservationId, outcome: ClosedOutcome.released, chargedNanoUsd: 0 });
+  return {
+    state: draft,
+    effect: open ? { kind: 'closed', chargedNanoUsd: 0, overdraftNanoUsd: 0 } : { kind: 'unmatched' },
+  };
+}

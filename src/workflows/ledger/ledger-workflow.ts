@@ -1,0 +1,165 @@
+// The budget ledger entity: one long-lived workflow per scope; reserves, settles, expires budget. Workflow code.
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  log,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { z } from 'zod';
+import { applyConfigLimit, setOperatorLimit } from '../../routing/ledger-limits';
+import { ledgerSnapshot } from '../../routing/ledger-snapshot';
+import {
+  advanceClock,
+  createLedgerState,
+  nextWakeAt,
+  releaseReservation,
+  reserveBatch,
+  settleReservation,
+  type CloseEffect,
+  type LedgerState,
+} from '../../routing/ledger-state';
+import {
+  DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES,
+  LedgerWorkflowInputSchema,
+  LimitChangeSchema,
+  ReleaseSchema,
+  RESERVE_REFUSED_FAILURE_TYPE,
+  ReserveBatchSchema,
+  releaseSignal,
+  reserveUpdate,
+  SettlementSchema,
+  setLimitUpdate,
+  settleSignal,
+  snapshotQuery,
+  type LedgerWorkflowInput,
+  type ReserveBatch,
+} from './ledger-definitions';
+
+function invalidMessage(what: string, error: z.ZodError): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'InvalidLedgerMessage',
+    message: `invalid ${what}:\n${z.prettifyError(error)}`,
+    nonRetryable: true,
+  });
+}
+
+export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<void> {
+  const parsedInput = LedgerWorkflowInputSchema.safeParse(rawInput);
+  if (!parsedInput.success) throw invalidMessage('ledger input', parsedInput.error);
+  const input = parsedInput.data;
+  let state: LedgerState =
+    input.carried ?? createLedgerState(input.scope, Date.now(), { windowMs: input.windowMs ?? null });
+  let messagesThisRun = 0;
+  const continueAsNewAfter = input.continueAsNewAfterMessages ?? DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES;
+  const mustContinueAsNew = () =>
+    messagesThisRun >= continueAsNewAfter || workflowInfo().continueAsNewSuggested;
+
+  // Date.now() is the activation's time: the validator and the handler of one update see the same instant.
+  const decide = (batch: ReserveBatch) => {
+    const declared = batch.declaredLimit ? applyConfigLimit(state, batch.declaredLimit, Date.now()) : state;
+    return reserveBatch(declared, batch.requests, Date.now());
+  };
+
+  // Handlers are registered before the first await, so an update-with-start that creates the ledger finds them.
+  setHandler(
+    reserveUpdate,
+    (batch) => {
+      // Synchronous on purpose. The SDK runs this right after the validator with nothing in between, so the
+      // check and the deduction are one step; an `await` before the assignment below would let other
+      // reservations pass the same check and overspend.
+      const outcome = decide(batch);
+      state = outcome.state;
+      messagesThisRun += 1;
+      return { decisions: outcome.decisions };
+    },
+    {
+      validator: (batch) => {
+        const parsed = ReserveBatchSchema.safeParse(batch);
+        if (!parsed.success) throw invalidMessage('reserve batch', parsed.error);
+        const { decisions } = decide(parsed.data);
+        if (decisions.some((decision) => decision.granted)) return;
+        // Nothing fits: refused before acceptance, so the refusal costs the ledger no history.
+        throw ApplicationFailure.create({
+          type: RESERVE_REFUSED_FAILURE_TYPE,
+          message: `budget scope ${input.scope}: none of ${decisions.length} reservation(s) fits`,
+          nonRetryable: true,
+          details: [{ decisions }],
+        });
+      },
+    },
+  );
+
+  setHandler(
+    setLimitUpdate,
+    (change) => {
+      state = setOperatorLimit(state, change, Date.now());
+      messagesThisRun += 1;
+      return ledgerSnapshot(state);
+    },
+    {
+      validator: (change) => {
+        const parsed = LimitChangeSchema.safeParse(change);
+        if (!parsed.success) throw invalidMessage('limit change', parsed.error);
+      },
+    },
+  );
+
+  // A signal handler must not throw (it would fail the ledger): bad or stray messages are logged and dropped.
+  const logEffect = (kind: string, reservationId: string, effect: CloseEffect) => {
+    if (effect.kind === 'unmatched') {
+      log.warn(`ledger ${input.scope}: ${kind} for unknown reservation`, { reservationId });
+    }
+    if (effect.kind === 'closed' && effect.overdraftNanoUsd > 0) {
+      log.warn(`ledger ${input.scope}: overdraft`, {
+        reservationId,
+        overdraftNanoUsd: effect.overdraftNanoUsd,
+      });
+    }
+  };
+  setHandler(settleSignal, (settlement) => {
+    const parsed = SettlementSchema.safeParse(settlement);
+    if (!parsed.success) {
+      log.warn(`ledger ${input.scope}: dropped invalid settle`, { issues: parsed.error.issues });
+      return;
+    }
+    const outcome = settleReservation(state, parsed.data, Date.now());
+    state = outcome.state;
+    messagesThisRun += 1;
+    logEffect('settle', parsed.data.reservationId, outcome.effect);
+  });
+  setHandler(releaseSignal, (release) => {
+    const parsed = ReleaseSchema.safeParse(release);
+    if (!parsed.success) {
+      log.warn(`ledger ${input.scope}: dropped invalid release`, { issues: parsed.error.issues });
+      return;
+    }
+    const outcome = releaseReservation(state, parsed.data.reservationId, Date.now());
+    state = outcome.state;
+    messagesThisRun += 1;
+    logEffect('release', parsed.data.reservationId, outcome.effect);
+  });
+
+  setHandler(snapshotQuery, () => ledgerSnapshot(state));
+
+  for (;;) {
+    // Charges expired leases and closes an ended window, then sleeps on a durable timer until the next one.
+    state = advanceClock(state, Date.now());
+    if (mustContinueAsNew()) break;
+    const wakeAt = nextWakeAt(state);
+    // Wake early only when a new deadline comes before the timer's, so routine messages cost no timer events.
+    const wakeEarlier = () => mustContinueAsNew() || (nextWakeAt(state) ?? Infinity) < (wakeAt ?? Infinity);
+    if (wakeAt === null) {
+      await condition(wakeEarlier);
+    } else {
+      const summary = 'next lease expiry or window reset';
+      await condition(wakeEarlier, Math.max(1, wakeAt - Date.now()), { summary });
+    }
+  }
+  // Every handler is synchronous, so this holds at once; it stays as the guard against losing a message.
+  await condition(allHandlersFinished);
+  // Open reservations, the closed-id memory and the window all travel with the state: nothing is dropped.
+  await continueAsNew<typeof ledgerWorkflow>({ ...input, carried: advanceClock(state, Date.now()) });
+}
