@@ -5,6 +5,8 @@ const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts'
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Test files share one dev server, and breakers are shared by (provider, model) on a server: one file at a time.
+  maxWorkers: 1,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'providers', testMatch: ['<rootDir>/test/providers/**/*.test.ts'] },

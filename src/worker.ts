@@ -1,12 +1,12 @@
 // The worker's composition root: config → activities, workflows, connection. Node side; runnable as a script.
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
 import { connectWorker, type ConnectionSettings } from './client/connection';
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
-import { DEFAULT_TASK_QUEUE } from './workflows/definitions';
+import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 
 export interface SwitchyardWorkerOptions {
   readonly config: Config;
@@ -27,25 +27,68 @@ export function taskQueueFromEnvironment(): string {
   return process.env.SWITCHYARD_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
 }
 
-export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): Promise<Worker> {
+/**
+ * A Switchyard worker: one Temporal worker for routed calls and their attempts on the task queue, and one
+ * for the breaker and ledger entities on {@link entityTaskQueue}. Run, stop and await them together.
+ */
+export interface SwitchyardWorker {
+  readonly taskQueue: string;
+  readonly entityTaskQueue: string;
+  readonly workers: readonly Worker[];
+  /** Runs until `shutdown()` or a shutdown signal (SIGINT, SIGTERM). */
+  run(): Promise<void>;
+  /** Runs while `promise` is pending, then shuts down and returns its result. */
+  runUntil<T>(promise: Promise<T>): Promise<T>;
+  shutdown(): void;
+}
+
+export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): Promise<SwitchyardWorker> {
   const namespace = options.namespace ?? 'default';
   const taskQueue = options.taskQueue ?? taskQueueFromEnvironment();
+  const entities = entityTaskQueue(taskQueue);
   const client = new Client({ connection: options.connection, namespace });
-  return Worker.create({
+  const workflowSource = options.workflowBundle
+    ? { workflowBundle: options.workflowBundle }
+    : { workflowBundle: await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') }) };
+  const calls = await Worker.create({
     connection: options.connection,
     namespace,
     taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('./workflows') }),
+    ...workflowSource,
     activities: createActivities({
       config: options.config,
       client,
-      taskQueue,
+      taskQueue: entities,
       ...(options.providers ? { providers: options.providers } : {}),
     }),
     ...options.workerOptions,
   });
+  const entityWorker = await Worker.create({
+    connection: options.connection,
+    namespace,
+    taskQueue: entities,
+    ...workflowSource,
+  });
+  const workers = [calls, entityWorker];
+  return {
+    taskQueue,
+    entityTaskQueue: entities,
+    workers,
+    run: async () => {
+      await Promise.all(workers.map((worker) => worker.run()));
+    },
+    runUntil: async <T>(promise: Promise<T>): Promise<T> => {
+      // Both workers stop when the promise settles, and both are awaited even when it rejects.
+      const settled = promise.then(
+        () => undefined,
+        () => undefined,
+      );
+      const [outcome] = await Promise.allSettled([calls.runUntil(promise), entityWorker.runUntil(settled)]);
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return outcome.value;
+    },
+    shutdown: () => workers.forEach((worker) => worker.shutdown()),
+  };
 }
 
 /** Runs a worker until SIGINT/SIGTERM, with config from `SWITCHYARD_CONFIG` and Temporal's env settings. */
@@ -62,7 +105,7 @@ export async function runWorker(
       ...(settings.taskQueue ? { taskQueue: settings.taskQueue } : {}),
     });
     process.stderr.write(
-      `switchyard worker polling task queue "${worker.options.taskQueue}" in namespace "${namespace}"\n`,
+      `switchyard worker polling task queues "${worker.taskQueue}" and "${worker.entityTaskQueue}" in namespace "${namespace}"\n`,
     );
     await worker.run();
   } finally {

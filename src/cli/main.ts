@@ -30,6 +30,14 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'print the routing record of a call, or its attempts so far, by workflow id',
     load: () => (require('./commands/show') as typeof import('./commands/show')).showCommand,
   },
+  breakers: {
+    summary: 'list circuit breakers, show one with its transitions, or reset one',
+    load: () => (require('./commands/breakers') as typeof import('./commands/breakers')).breakersCommand,
+  },
+  ledger: {
+    summary: "show a budget scope's limit, spend and open reservations; --limit-usd sets its limit",
+    load: () => (require('./commands/ledger') as typeof import('./commands/ledger')).ledgerCommand,
+  },
   worker: {
     summary: 'run a Switchyard worker until SIGINT / SIGTERM',
     load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand,

@@ -23,9 +23,12 @@ import {
   attemptsQuery,
   CANCELLED_RECORD_MEMO,
   DEFAULT_TASK_QUEUE,
+  entityTaskQueue,
   routedCallWorkflowId,
 } from '../workflows/definitions';
 import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
+import { Breakers } from './breakers';
+import { Ledgers } from './ledgers';
 import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { staticSummary } from './request-digest';
 
@@ -95,11 +98,17 @@ export function planRoutedCall(config: Config, input: RoutedCallInputValue): Cal
 
 export class SwitchyardClient {
   readonly taskQueue: string;
+  /** The circuit breakers: list, read and reset them. */
+  readonly breakers: Breakers;
+  /** The budget ledgers: read a scope's spend, set its limit. */
+  readonly ledgers: Ledgers;
   private config: Config | undefined;
 
   constructor(private readonly options: SwitchyardClientOptions) {
     this.taskQueue = options.taskQueue ?? process.env.SWITCHYARD_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
     this.config = options.config;
+    this.breakers = new Breakers(options.client);
+    this.ledgers = new Ledgers({ client: options.client, taskQueue: entityTaskQueue(this.taskQueue) });
   }
 
   get temporal(): Client {

@@ -81,5 +81,6 @@ export function resolveRoute(config: Config, reference: RouteReference): Resolve
     breaker: spec.breaker,
     whenAllOpen: spec.whenAllOpen,
     heartbeatTimeoutMs: spec.heartbeatTimeoutMs,
+    requireBudget: spec.requireBudget,
   };
 }

@@ -29,4 +29,5 @@ export interface ResolvedRoute {
   readonly breaker: BreakerPolicy;
   readonly whenAllOpen: 'probe_first' | 'fail';
   readonly heartbeatTimeoutMs: number;
+  readonly requireBudget: boolean;
 }

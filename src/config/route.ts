@@ -51,6 +51,8 @@ export const RouteSpecSchema = z.object({
   breaker: BreakerPolicySchema.default({ failureThreshold: 3, cooldownMs: 30_000 }),
   /** What to do when every target's breaker is open. @default 'probe_first' */
   whenAllOpen: z.enum([WhenAllOpen.probeFirst, WhenAllOpen.fail]).default(WhenAllOpen.probeFirst),
+  /** Refuse calls on this route that name no budget scope. @default false */
+  requireBudget: z.boolean().default(false),
   /**
    * Heartbeat timeout of each attempt, in milliseconds: how soon a dead worker is noticed.
    * @default 5000

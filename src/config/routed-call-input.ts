@@ -9,6 +9,8 @@ export const RoutedCallInputSchema = z.object({
   request: GenerationRequestSchema,
   /** Budget scope charged for this call (a team, a project, a schedule). */
   budget: z.string().min(1).max(200).optional(),
+  /** Ceiling on what this one call may cost, in USD, attempts' worst cases included. @default none */
+  maxCostUsd: z.number().positive().max(1_000_000).optional(),
   /** Deadline of the whole call in milliseconds from its start; tighter of this and the route's wins. */
   deadlineMs: z.number().int().positive().optional(),
   /** Stream each answer from the provider (heartbeats per chunk). @default false */

@@ -5,6 +5,15 @@ import type { AttemptRecord } from '../routing/routing-record';
 /** Task queue of Switchyard workers. @default 'switchyard' (override with `SWITCHYARD_TASK_QUEUE`) */
 export const DEFAULT_TASK_QUEUE = 'switchyard';
 
+/**
+ * Task queue of the breaker and ledger entities. They get their own: a routed call holds its workflow-task
+ * slot while its local activity waits on an entity, so with one shared queue a burst of calls could take
+ * every slot and starve the entity it waits for.
+ */
+export function entityTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-entities`;
+}
+
 /** Workflow id of a routed call: the idempotency key when given, so a key never runs twice. */
 export function routedCallWorkflowId(idempotencyKey: string): string {
   return `switchyard-call-${idempotencyKey}`;

@@ -1,5 +1,7 @@
 // Per-file harness for routed-call tests: dev server connection, fake provider, workflow bundle, workers.
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import type { Config } from '../../src/config/config';
@@ -36,12 +38,32 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
+/**
+ * Breakers are shared by every call on one server, and each test's worker polls its own task queue, so a
+ * breaker left by an earlier test would belong to a queue nobody polls. Each test starts from fresh ones.
+ */
+async function terminateBreakers(temporal: TemporalTestContext, config: Config): Promise<void> {
+  const keys = Object.entries(config.providers).flatMap(([provider, { models }]) =>
+    Object.keys(models).map((model) => breakerWorkflowId(provider, model)),
+  );
+  await Promise.all(
+    keys.map(async (workflowId) => {
+      try {
+        await temporal.client.workflow.getHandle(workflowId).terminate('test isolation');
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    }),
+  );
+}
+
 async function runWithWorker<T>(
   temporal: TemporalTestContext,
   config: Config,
   bundle: WorkflowBundleWithSourceMap,
   body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
 ): Promise<T> {
+  await terminateBreakers(temporal, config);
   const taskQueue = uniqueName('switchyard-test');
   const worker = await createSwitchyardWorker({
     config,

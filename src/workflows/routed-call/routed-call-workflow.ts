@@ -5,45 +5,38 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
-  setCurrentDetails,
-  setHandler,
   sleep,
   upsertMemo,
-  upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { SwitchyardActivities } from '../../activities';
+import type { ResolvedRoute } from '../../config/resolved-route';
 import {
   RoutedCallInputSchema,
   type RoutedCallInput,
   type RoutedCallInputValue,
 } from '../../config/routed-call-input';
-import type { ResolvedRoute } from '../../config/resolved-route';
+import { failedAttemptCharge, type AttemptCharge } from '../../routing/attempt-cost';
 import { failsOver, planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
-import { failedAttemptCharge } from '../../routing/attempt-cost';
 import { estimateInputTokens } from '../../routing/estimate-tokens';
 import { FailureClass } from '../../routing/failure-class';
-import { addNano, attemptBound, costOfUsage, nanoToUsd } from '../../routing/money';
-import { renderAttemptsMarkdown } from '../../routing/render-attempts';
+import { attemptBound, costOfUsage, usdToNanoFloor, type NanoUsd } from '../../routing/money';
 import {
   AttemptOutcome,
   RoutedCallFailureType,
-  type AttemptRecord,
+  SkipReason,
   type RoutedCallResult,
-  type RoutingRecord,
 } from '../../routing/routing-record';
-import { attemptsQuery, CANCELLED_RECORD_MEMO } from '../definitions';
-import {
-  costUsdAttribute,
-  fallbacksAttribute,
-  outcomeAttribute,
-  routeAttribute,
-  servedByAttribute,
-} from '../search-attributes';
+import { CANCELLED_RECORD_MEMO } from '../definitions';
 import { classifyAttemptFailure } from './attempt-failure';
-import { admitEverything, type AttemptGates } from './gates';
-import { failureTypeForStop, routingFailure } from './routing-failure';
+import { admitAttempt, settleAttempt, type AttemptPass, type BudgetShortfall } from './attempt-gates';
+import { AttemptLog } from './attempt-log';
+import {
+  budgetExceededFailure,
+  circuitOpenFailure,
+  failureTypeForStop,
+  routingFailure,
+} from './routing-failure';
 
 /** Below this many milliseconds left before the call's deadline, no further attempt is started. */
 const MIN_ATTEMPT_MS = 250;
@@ -64,114 +57,176 @@ const { callProvider } = proxyActivities<SwitchyardActivities>({
   retry: { maximumAttempts: 1 },
 });
 
-function parseInput(rawInput: RoutedCallInputValue): RoutedCallInput {
-  const parsed = RoutedCallInputSchema.safeParse(rawInput);
-  if (parsed.success) return parsed.data;
-  const field = parsed.error.issues[0]?.path.join('.') ?? '';
-  throw ApplicationFailure.create({
+function invalidRequest(message: string, field: string): ApplicationFailure {
+  return ApplicationFailure.create({
     type: RoutedCallFailureType.invalidRequest,
-    message: `invalid routed-call input:\n${z.prettifyError(parsed.error)}`,
+    message,
     nonRetryable: true,
     details: [{ field }],
   });
 }
 
+function parseInput(rawInput: RoutedCallInputValue): RoutedCallInput {
+  const parsed = RoutedCallInputSchema.safeParse(rawInput);
+  if (parsed.success) return parsed.data;
+  const field = parsed.error.issues[0]?.path.join('.') ?? '';
+  throw invalidRequest(`invalid routed-call input:\n${z.prettifyError(parsed.error)}`, field);
+}
+
 export async function routedCallWorkflow(rawInput: RoutedCallInputValue): Promise<RoutedCallResult> {
   const input = parseInput(rawInput);
   const route = await resolveRoute(input.route);
-  return new RouteWalk(route, input, admitEverything).run();
+  if (route.requireBudget && input.budget === undefined) {
+    throw invalidRequest(`route ${route.name} requires a budget scope and the call names none`, 'budget');
+  }
+  return new RouteWalk(route, input).run();
 }
 
-/** One walk over a resolved route; holds the attempts recorded so far. */
+/** The skips of a walk that made no request, for choosing its failure. */
+interface Skips {
+  circuitOpenUntilMs: number[];
+  shortfalls: BudgetShortfall[];
+}
+
+/** One walk over a resolved route. */
 class RouteWalk {
-  private readonly attempts: AttemptRecord[] = [];
-  private readonly startedAtMs = Date.now();
+  private readonly log: AttemptLog;
   private readonly deadlineAtMs: number | undefined;
-  private readonly boundNanoUsd: (targetIndex: number) => number;
+  private readonly inputTokens: number;
+  private readonly maxCostNanoUsd: NanoUsd | undefined;
+  private readonly skips: Skips = { circuitOpenUntilMs: [], shortfalls: [] };
 
   constructor(
     private readonly route: ResolvedRoute,
     private readonly input: RoutedCallInput,
-    private readonly gates: AttemptGates,
   ) {
     const deadlines = [route.deadlineMs, input.deadlineMs].filter(
       (value): value is number => value !== undefined,
     );
-    this.deadlineAtMs = deadlines.length ? this.startedAtMs + Math.min(...deadlines) : undefined;
-    const inputTokens = estimateInputTokens(input.request);
-    this.boundNanoUsd = (targetIndex) =>
-      attemptBound(this.route.targets[targetIndex]!.prices, inputTokens, this.input.request.maxOutputTokens);
-    setHandler(attemptsQuery, () => this.attempts);
+    this.deadlineAtMs = deadlines.length ? Date.now() + Math.min(...deadlines) : undefined;
+    this.inputTokens = estimateInputTokens(input.request);
+    this.maxCostNanoUsd = input.maxCostUsd === undefined ? undefined : usdToNanoFloor(input.maxCostUsd);
+    this.log = new AttemptLog(route);
   }
 
   async run(): Promise<RoutedCallResult> {
-    upsertSearchAttributes([
-      { key: routeAttribute, value: this.route.name },
-      { key: outcomeAttribute, value: 'running' },
-    ]);
-    this.publishDetails();
     try {
       return await this.walk();
     } catch (error) {
       if (isCancellation(error)) {
-        const record = this.record();
-        this.finish('Cancelled', record);
+        const record = this.log.record();
+        this.log.finish(RoutedCallFailureType.cancelled, record);
         // A cancelled workflow's close event has no room for details, so the record goes to the memo.
         upsertMemo({ [CANCELLED_RECORD_MEMO]: record });
         throw new CancelledFailure('routed call cancelled by the caller', [record]);
       }
-      if (error instanceof ApplicationFailure && error.type) this.finish(error.type);
+      if (error instanceof ApplicationFailure && error.type) this.log.finish(error.type);
       throw error;
     }
   }
 
   private async walk(): Promise<RoutedCallResult> {
     const plan = planAttempts(this.route);
+    const skippedTargets = new Set<number>();
     for (const [position, planned] of plan.entries()) {
-      const remainingMs = this.remainingMs();
-      if (remainingMs !== undefined && remainingMs < MIN_ATTEMPT_MS) {
-        throw this.failure(
-          RoutedCallFailureType.deadlineExceeded,
-          'the call deadline leaves no time for another attempt',
-        );
-      }
-      const target = this.route.targets[planned.targetIndex]!;
-      const decision = await this.gates.admit(this.route, target);
-      if (!decision.admitted) {
-        this.addAttempt({
-          planned,
-          outcome: AttemptOutcome.skipped,
-          skipReason: decision.reason,
-          latencyMs: 0,
-          costNanoUsd: 0,
-          costKnown: true,
-        });
+      // A target passed over by its breaker or the budget is not asked again for its retries.
+      if (skippedTargets.has(planned.targetIndex)) continue;
+      this.checkDeadline('the call deadline leaves no time for another attempt');
+      const result = await this.tryTarget(planned);
+      if (result === 'skipped') {
+        skippedTargets.add(planned.targetIndex);
         continue;
       }
-      const answer = await this.attempt(planned, remainingMs);
-      if (answer) return answer;
+      if (result) return result;
       const next = plan[position + 1];
-      const last = this.attempts[this.attempts.length - 1]!;
-      if (next && next.targetIndex === planned.targetIndex) await this.backoff(next, last.retryAfterMs);
+      if (next && next.targetIndex === planned.targetIndex) await this.backoff(next);
     }
-    if (this.remainingMs() !== undefined && this.remainingMs()! < MIN_ATTEMPT_MS) {
-      throw this.failure(
-        RoutedCallFailureType.deadlineExceeded,
-        'the call deadline passed before any target answered',
-      );
+    return this.afterPlan();
+  }
+
+  /** The plan ran out: probe an all-open route, or fail with the reason that fits the attempts made. */
+  private async afterPlan(): Promise<RoutedCallResult> {
+    this.checkDeadline('the call deadline passed before any target answered');
+    if (this.log.requestsMade === 0 && this.skips.shortfalls.length > 0) {
+      throw budgetExceededFailure(this.skips.shortfalls, this.log.record());
     }
-    throw this.failure(
+    if (this.log.requestsMade === 0 && this.skips.circuitOpenUntilMs.length > 0) {
+      if (this.route.whenAllOpen === 'probe_first') {
+        const probed = await this.probeAllOpen();
+        if (probed) return probed;
+      }
+      if (this.log.requestsMade === 0) {
+        throw circuitOpenFailure(Math.min(...this.skips.circuitOpenUntilMs), this.log.record());
+      }
+    }
+    const count = this.log.all.length;
+    throw routingFailure(
       RoutedCallFailureType.allTargetsFailed,
-      `all ${this.attempts.length} attempts on route ${this.route.name} failed`,
+      `all ${count} attempts on route ${this.route.name} failed`,
+      this.log.record(),
     );
   }
 
-  /** Runs one attempt; returns the result on success, undefined to go on, or throws to stop the walk. */
+  /**
+   * Every breaker was open: take the probe of the first target whose probe is free, before its cooldown,
+   * and walk on from there only if that attempt fails over.
+   */
+  private async probeAllOpen(): Promise<RoutedCallResult | undefined> {
+    for (const [targetIndex] of this.route.targets.entries()) {
+      if (this.log.all.length >= this.route.maxAttempts) return undefined;
+      this.checkDeadline('the call deadline leaves no time for a probe');
+      const result = await this.tryTarget({ targetIndex, retry: 0 }, { forceProbe: true });
+      if (result === 'skipped') continue;
+      return result;
+    }
+    return undefined;
+  }
+
+  /**
+   * One target: admission, then the attempt. Returns the result on success, `'skipped'` when the breaker
+   * or the budget passed over it, undefined to go on after a failure; throws to stop the walk.
+   */
+  private async tryTarget(
+    planned: PlannedAttempt,
+    options: { forceProbe?: boolean } = {},
+  ): Promise<RoutedCallResult | 'skipped' | undefined> {
+    const target = this.route.targets[planned.targetIndex]!;
+    const boundNanoUsd = this.boundNanoUsd(planned.targetIndex);
+    const decision = await admitAttempt({
+      route: this.route,
+      target,
+      attempt: this.log.nextAttemptNumber,
+      boundNanoUsd,
+      ...(this.input.budget !== undefined ? { scope: this.input.budget } : {}),
+      ...(this.maxCostNanoUsd !== undefined
+        ? { callAllowanceNanoUsd: this.maxCostNanoUsd - this.log.record().totalCostNanoUsd }
+        : {}),
+      ...(options.forceProbe ? { forceProbe: true } : {}),
+    });
+    if (!decision.admitted) {
+      if (decision.reason === SkipReason.circuitOpen) this.skips.circuitOpenUntilMs.push(decision.retryAtMs);
+      else this.skips.shortfalls.push(decision.shortfall);
+      this.log.add({
+        planned,
+        outcome: AttemptOutcome.skipped,
+        skipReason: decision.reason,
+        latencyMs: 0,
+        costNanoUsd: 0,
+        costKnown: true,
+      });
+      return 'skipped';
+    }
+    return this.attempt(planned, decision.pass, boundNanoUsd);
+  }
+
+  /** Runs one admitted attempt; returns the result on success, undefined to go on, or throws to stop. */
   private async attempt(
     planned: PlannedAttempt,
-    remainingMs: number | undefined,
+    pass: AttemptPass,
+    boundNanoUsd: NanoUsd,
   ): Promise<RoutedCallResult | undefined> {
     const target = this.route.targets[planned.targetIndex]!;
+    const remainingMs = this.remainingMs();
     const timeoutMs = Math.min(target.timeoutMs, remainingMs ?? Number.POSITIVE_INFINITY);
     const startedAt = Date.now();
     try {
@@ -180,27 +235,29 @@ class RouteWalk {
           startToCloseTimeout: timeoutMs + ACTIVITY_TIMEOUT_GRACE_MS,
           heartbeatTimeout: this.route.heartbeatTimeoutMs,
           retry: { maximumAttempts: 1 },
-          summary: `#${this.attempts.length + 1} ${target.provider}/${target.model}`,
+          summary: `#${this.log.nextAttemptNumber} ${target.provider}/${target.model}`,
         },
         [{ target, request: this.input.request, timeoutMs, stream: this.input.stream }],
       );
-      const costNanoUsd = costOfUsage(target.prices, success.result.usage);
-      await this.gates.settle({ target, succeeded: true, costNanoUsd, costKnown: true });
-      this.addAttempt({
+      const charge: AttemptCharge = {
+        costNanoUsd: costOfUsage(target.prices, success.result.usage),
+        costKnown: true,
+      };
+      await settleAttempt(pass, { succeeded: true, charge });
+      this.log.add({
         planned,
         outcome: AttemptOutcome.succeeded,
         latencyMs: success.latencyMs,
-        costNanoUsd,
-        costKnown: true,
+        ...charge,
         ...(success.result.requestId ? { requestId: success.result.requestId } : {}),
       });
       const { provider: _provider, model: _model, ...answer } = success.result;
-      const record = this.record({
+      const record = this.log.record({
         targetIndex: planned.targetIndex,
         provider: target.provider,
         model: target.model,
       });
-      this.finish('succeeded', record);
+      this.log.finish('succeeded', record);
       return { answer, record };
     } catch (error) {
       const failure = classifyAttemptFailure(error);
@@ -212,9 +269,9 @@ class RouteWalk {
           ...(details?.usage ? { usage: details.usage } : {}),
         },
         target.prices,
-        this.boundNanoUsd(planned.targetIndex),
+        boundNanoUsd,
       );
-      this.addAttempt({
+      this.log.add({
         planned,
         outcome: AttemptOutcome.failed,
         failureClass: failure.failureClass,
@@ -226,27 +283,31 @@ class RouteWalk {
         ...(details?.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
         ...(details?.requestId !== undefined ? { requestId: details.requestId } : {}),
       });
+      // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
+      await settleAttempt(pass, { succeeded: false, failureClass: failure.failureClass, charge });
       if (failure.failureClass === FailureClass.cancelled) throw error;
-      await this.gates.settle({ target, succeeded: false, failureClass: failure.failureClass, ...charge });
       if (!failsOver(this.route, failure.failureClass)) {
-        throw this.failure(
+        throw routingFailure(
           failureTypeForStop(failure.failureClass),
           `${failure.failureClass} does not fail over`,
+          this.log.record(),
         );
       }
       return undefined;
     }
   }
 
+  private boundNanoUsd(targetIndex: number): NanoUsd {
+    const target = this.route.targets[targetIndex]!;
+    return attemptBound(target.prices, this.inputTokens, this.input.request.maxOutputTokens);
+  }
+
   /** Waits before retrying the same target: its Retry-After when given, else a doubling backoff. */
-  private async backoff(next: PlannedAttempt, retryAfterMs: number | undefined): Promise<void> {
-    const wanted = retryAfterMs ?? RETRY_BACKOFF_MS * 2 ** (next.retry - 1);
+  private async backoff(next: PlannedAttempt): Promise<void> {
+    const wanted = this.log.last?.retryAfterMs ?? RETRY_BACKOFF_MS * 2 ** (next.retry - 1);
     const remaining = this.remainingMs();
-    const waitMs = Math.min(
-      wanted,
-      MAX_RETRY_WAIT_MS,
-      remaining === undefined ? wanted : Math.max(0, remaining - MIN_ATTEMPT_MS),
-    );
+    const allowed = remaining === undefined ? wanted : Math.max(0, remaining - MIN_ATTEMPT_MS);
+    const waitMs = Math.min(wanted, MAX_RETRY_WAIT_MS, allowed);
     if (waitMs > 0) await sleep(waitMs);
   }
 
@@ -254,56 +315,10 @@ class RouteWalk {
     return this.deadlineAtMs === undefined ? undefined : this.deadlineAtMs - Date.now();
   }
 
-  private addAttempt(
-    entry: Omit<AttemptRecord, 'attempt' | 'targetIndex' | 'provider' | 'model' | 'retry' | 'startedAt'> & {
-      planned: PlannedAttempt;
-    },
-  ): void {
-    const { planned, ...rest } = entry;
-    const target = this.route.targets[planned.targetIndex]!;
-    this.attempts.push({
-      attempt: this.attempts.length + 1,
-      targetIndex: planned.targetIndex,
-      provider: target.provider,
-      model: target.model,
-      retry: planned.retry,
-      startedAt: new Date(Date.now() - rest.latencyMs).toISOString(),
-      ...rest,
-    });
-    this.publishDetails();
-  }
-
-  private record(servedBy?: RoutingRecord['servedBy']): RoutingRecord {
-    const totalCostNanoUsd = addNano(...this.attempts.map((attempt) => attempt.costNanoUsd));
-    const sent = this.attempts.filter((attempt) => attempt.outcome !== AttemptOutcome.skipped).length;
-    return {
-      route: this.route.name,
-      workflowId: workflowInfo().workflowId,
-      ...(servedBy ? { servedBy } : {}),
-      fallbacks: Math.max(0, sent - 1),
-      totalCostNanoUsd,
-      totalCostUsd: nanoToUsd(totalCostNanoUsd),
-      attempts: [...this.attempts],
-    };
-  }
-
-  private failure(type: RoutedCallFailureType, headline: string): ApplicationFailure {
-    return routingFailure(type, headline, this.record());
-  }
-
-  private publishDetails(): void {
-    setCurrentDetails(renderAttemptsMarkdown(this.route.name, this.attempts));
-  }
-
-  /** Sets the closing search attributes. */
-  private finish(outcome: string, record: RoutingRecord = this.record()): void {
-    upsertSearchAttributes([
-      { key: outcomeAttribute, value: outcome },
-      { key: fallbacksAttribute, value: record.fallbacks },
-      { key: costUsdAttribute, value: record.totalCostUsd },
-      ...(record.servedBy
-        ? [{ key: servedByAttribute, value: `${record.servedBy.provider}/${record.servedBy.model}` }]
-        : []),
-    ]);
+  private checkDeadline(headline: string): void {
+    const remaining = this.remainingMs();
+    if (remaining !== undefined && remaining < MIN_ATTEMPT_MS) {
+      throw routingFailure(RoutedCallFailureType.deadlineExceeded, headline, this.log.record());
+    }
   }
 }

@@ -1,0 +1,123 @@
+// The breaker and budget steps around one attempt (DESIGN §2 steps 2, 3 and 5). Workflow code.
+import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
+import type { AttemptCharge } from '../../routing/attempt-cost';
+import { FailureClass } from '../../routing/failure-class';
+import type { ReservationRefusal } from '../../routing/ledger-state';
+import type { NanoUsd } from '../../routing/money';
+import { SkipReason } from '../../routing/routing-record';
+import { admitOnBreaker, reportToBreaker, type BreakerTicket } from '../breaker/breaker-gate';
+import { ledgerReservationId, releaseOnLedger, reserveOnLedger, settleOnLedger } from '../ledger/ledger-gate';
+
+/** A reservation outlives its attempt by this much, in milliseconds, so a settle arriving late still finds it. */
+const RESERVATION_LEASE_MARGIN_MS = 2 * 60_000;
+
+/** The numbers behind an `over_budget` skip, for `BudgetExceeded`. */
+export interface BudgetShortfall {
+  /** `ledger` when the scope's limit refused; `call` when the call's own `maxCostUsd` did. */
+  readonly limitedBy: 'ledger' | 'call';
+  readonly scope?: string;
+  readonly requestedNanoUsd: NanoUsd;
+  readonly limitNanoUsd: NanoUsd | null;
+  readonly availableNanoUsd: NanoUsd | null;
+}
+
+export type GateDecision =
+  | { readonly admitted: true; readonly pass: AttemptPass }
+  | { readonly admitted: false; readonly reason: typeof SkipReason.circuitOpen; readonly retryAtMs: number }
+  | {
+      readonly admitted: false;
+      readonly reason: typeof SkipReason.overBudget;
+      readonly shortfall: BudgetShortfall;
+    };
+
+/** What an admitted attempt holds until it is settled: the breaker ticket and the reservation, if any. */
+export interface AttemptPass {
+  readonly ticket: BreakerTicket;
+  readonly reservation?: { readonly scope: string; readonly reservationId: string };
+}
+
+export interface GateRequest {
+  readonly route: ResolvedRoute;
+  readonly target: ResolvedTarget;
+  /** 1-based attempt number within the call. */
+  readonly attempt: number;
+  /** The attempt's worst-case cost. */
+  readonly boundNanoUsd: NanoUsd;
+  /** The call's budget scope, if it names one. */
+  readonly scope?: string;
+  /** What the call's own `maxCostUsd` still allows, if it set one. */
+  readonly callAllowanceNanoUsd?: NanoUsd;
+  /** Take the breaker's probe even before its cooldown (`whenAllOpen: probe_first`). */
+  readonly forceProbe?: boolean;
+}
+
+/** Asks the breaker, then reserves the bound: a refusal of either becomes a skip, and nothing is sent. */
+export async function admitAttempt(request: GateRequest): Promise<GateDecision> {
+  const { route, target, attempt, boundNanoUsd } = request;
+  const admission = await admitOnBreaker(route, target, attempt, request.forceProbe ? { force: true } : {});
+  if (!admission.admitted)
+    return { admitted: false, reason: SkipReason.circuitOpen, retryAtMs: admission.retryAtMs };
+  const refuse = async (shortfall: BudgetShortfall): Promise<GateDecision> => {
+    // The attempt never happens: give back the probe (or nothing, for a plain admission).
+    await reportToBreaker(admission.ticket, { succeeded: false, failureClass: FailureClass.cancelled });
+    return { admitted: false, reason: SkipReason.overBudget, shortfall };
+  };
+
+  if (request.callAllowanceNanoUsd !== undefined && boundNanoUsd > request.callAllowanceNanoUsd) {
+    return refuse({
+      limitedBy: 'call',
+      requestedNanoUsd: boundNanoUsd,
+      limitNanoUsd: null,
+      availableNanoUsd: request.callAllowanceNanoUsd,
+    });
+  }
+  if (request.scope === undefined) return { admitted: true, pass: { ticket: admission.ticket } };
+
+  const reservationId = ledgerReservationId(attempt);
+  const decision = await reserveOnLedger(request.scope, {
+    reservationId,
+    amountNanoUsd: boundNanoUsd,
+    leaseMs: target.timeoutMs + RESERVATION_LEASE_MARGIN_MS,
+  });
+  if (!decision.granted) return refuse(ledgerShortfall(request.scope, decision));
+  return {
+    admitted: true,
+    pass: { ticket: admission.ticket, reservation: { scope: request.scope, reservationId } },
+  };
+}
+
+function ledgerShortfall(scope: string, refusal: ReservationRefusal): BudgetShortfall {
+  return {
+    limitedBy: 'ledger',
+    scope,
+    requestedNanoUsd: refusal.requestedNanoUsd,
+    limitNanoUsd: refusal.limitNanoUsd,
+    availableNanoUsd: refusal.availableNanoUsd,
+  };
+}
+
+/**
+ * Settles an admitted attempt: the ledger is charged what the record says (or released when that is a known
+ * zero), and the breaker hears the outcome. Both survive the caller's cancellation.
+ */
+export async function settleAttempt(
+  pass: AttemptPass,
+  outcome: {
+    readonly succeeded: boolean;
+    readonly failureClass?: FailureClass;
+    readonly charge: AttemptCharge;
+  },
+): Promise<void> {
+  const { reservation } = pass;
+  if (reservation) {
+    if (outcome.charge.costKnown && outcome.charge.costNanoUsd === 0) {
+      await releaseOnLedger(reservation.scope, reservation.reservationId);
+    } else {
+      await settleOnLedger(reservation.scope, reservation.reservationId, outcome.charge);
+    }
+  }
+  await reportToBreaker(pass.ticket, {
+    succeeded: outcome.succeeded,
+    ...(outcome.failureClass ? { failureClass: outcome.failureClass } : {}),
+  });
+}

@@ -1,0 +1,96 @@
+// The attempts of one routed call: the query, the UI's current details, the record and the closing search attributes. Workflow code.
+import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { ResolvedRoute } from '../../config/resolved-route';
+import type { PlannedAttempt } from '../../routing/attempt-plan';
+import { addNano, nanoToUsd } from '../../routing/money';
+import { renderAttemptsMarkdown } from '../../routing/render-attempts';
+import { AttemptOutcome, type AttemptRecord, type RoutingRecord } from '../../routing/routing-record';
+import { attemptsQuery } from '../definitions';
+import {
+  costUsdAttribute,
+  fallbacksAttribute,
+  outcomeAttribute,
+  routeAttribute,
+  servedByAttribute,
+} from '../search-attributes';
+
+/** What a caller says about an attempt; the log fills in its number, target and start time. */
+export type AttemptEntry = Omit<
+  AttemptRecord,
+  'attempt' | 'targetIndex' | 'provider' | 'model' | 'retry' | 'startedAt'
+> & { readonly planned: PlannedAttempt };
+
+export class AttemptLog {
+  private readonly attempts: AttemptRecord[] = [];
+
+  constructor(private readonly route: ResolvedRoute) {
+    setHandler(attemptsQuery, () => this.attempts);
+    upsertSearchAttributes([
+      { key: routeAttribute, value: route.name },
+      { key: outcomeAttribute, value: 'running' },
+    ]);
+    this.publish();
+  }
+
+  /** The number the next attempt will get (1-based). */
+  get nextAttemptNumber(): number {
+    return this.attempts.length + 1;
+  }
+
+  get last(): AttemptRecord | undefined {
+    return this.attempts[this.attempts.length - 1];
+  }
+
+  /** Attempts that sent (or tried to send) a request, as opposed to skips. */
+  get requestsMade(): number {
+    return this.attempts.filter((attempt) => attempt.outcome !== AttemptOutcome.skipped).length;
+  }
+
+  get all(): readonly AttemptRecord[] {
+    return this.attempts;
+  }
+
+  add(entry: AttemptEntry): void {
+    const { planned, ...rest } = entry;
+    const target = this.route.targets[planned.targetIndex]!;
+    this.attempts.push({
+      attempt: this.attempts.length + 1,
+      targetIndex: planned.targetIndex,
+      provider: target.provider,
+      model: target.model,
+      retry: planned.retry,
+      startedAt: new Date(Date.now() - rest.latencyMs).toISOString(),
+      ...rest,
+    });
+    this.publish();
+  }
+
+  record(servedBy?: RoutingRecord['servedBy']): RoutingRecord {
+    const totalCostNanoUsd = addNano(...this.attempts.map((attempt) => attempt.costNanoUsd));
+    return {
+      route: this.route.name,
+      workflowId: workflowInfo().workflowId,
+      ...(servedBy ? { servedBy } : {}),
+      fallbacks: Math.max(0, this.requestsMade - 1),
+      totalCostNanoUsd,
+      totalCostUsd: nanoToUsd(totalCostNanoUsd),
+      attempts: [...this.attempts],
+    };
+  }
+
+  /** Sets the closing search attributes: the outcome (`succeeded` or the failure type) and the totals. */
+  finish(outcome: string, record: RoutingRecord = this.record()): void {
+    upsertSearchAttributes([
+      { key: outcomeAttribute, value: outcome },
+      { key: fallbacksAttribute, value: record.fallbacks },
+      { key: costUsdAttribute, value: record.totalCostUsd },
+      ...(record.servedBy
+        ? [{ key: servedByAttribute, value: `${record.servedBy.provider}/${record.servedBy.model}` }]
+        : []),
+    ]);
+  }
+
+  private publish(): void {
+    setCurrentDetails(renderAttemptsMarkdown(this.route.name, this.attempts));
+  }
+}

@@ -1,0 +1,101 @@
+// The routed call with its breakers on a real dev server: skips, whenAllOpen, and healthy calls costing nothing.
+import { startHarness, type Harness } from '../support/harness';
+import { expectRoutedCallError } from '../support/expect-failure';
+import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
+
+const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
+const breaker = { failureThreshold: 2, cooldownMs: 600_000 };
+const twoTargets = {
+  targets: [
+    { provider: 'openai', model: 'gpt-primary', timeoutMs: 5_000 },
+    { provider: 'anthropic', model: 'claude-primary', timeoutMs: 5_000 },
+  ],
+  breaker,
+};
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => harness?.close());
+beforeEach(() => harness.fake.reset());
+
+test('after threshold counted failures the target is skipped and no request reaches it', async () => {
+  harness.fake.scriptAlways('gpt-primary', { kind: 'error', error: 'server_error' });
+  const records = await harness.withWorker(async (switchyard) => {
+    const results = [];
+    for (let call = 0; call < 3; call += 1)
+      results.push((await switchyard.generate({ route: twoTargets, request })).record);
+    return results;
+  });
+  expect(records.map((record) => record.attempts[0]!.outcome)).toEqual(['failed', 'failed', 'skipped']);
+  expect(records[2]!.attempts[0]).toMatchObject({ skipReason: 'circuit_open', provider: 'openai' });
+  expect(records[2]!.servedBy?.model).toBe('claude-primary');
+  expect(harness.fake.counters('gpt-primary').requests).toBe(2);
+});
+
+test('failures that do not count leave the breaker closed', async () => {
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'bad_request' }, { times: 3 });
+  await harness.withWorker(async (switchyard) => {
+    for (let call = 0; call < 3; call += 1) {
+      await expectRoutedCallError(switchyard.generate({ route: twoTargets, request }));
+    }
+    const { record } = await switchyard.generate({ route: twoTargets, request });
+    expect(record.servedBy?.model).toBe('gpt-primary');
+  });
+  expect(harness.fake.counters('gpt-primary').requests).toBe(4);
+});
+
+test('whenAllOpen fail: CircuitOpen at once, with the earliest retry time, and no request', async () => {
+  harness.fake.scriptAlways('gpt-primary', { kind: 'error', error: 'overloaded' });
+  harness.fake.scriptAlways('claude-primary', { kind: 'error', error: 'overloaded' });
+  const route = { ...twoTargets, whenAllOpen: 'fail' as const };
+  const error = await harness.withWorker(async (switchyard) => {
+    for (let call = 0; call < 2; call += 1)
+      await expectRoutedCallError(switchyard.generate({ route, request }));
+    harness.fake.reset();
+    return expectRoutedCallError(switchyard.generate({ route, request }));
+  });
+  expect(error.type).toBe('CircuitOpen');
+  expect(error.message).toMatch(/earliest may be tried at \d{4}-/);
+  expect(error.record?.attempts.map((attempt) => attempt.skipReason)).toEqual([
+    'circuit_open',
+    'circuit_open',
+  ]);
+  expect(harness.fake.requests).toHaveLength(0);
+});
+
+test('whenAllOpen probe_first: one forced probe of the first target, which closes its breaker', async () => {
+  harness.fake.scriptAlways('gpt-primary', { kind: 'error', error: 'overloaded' });
+  harness.fake.scriptAlways('claude-primary', { kind: 'error', error: 'overloaded' });
+  const { record, state } = await harness.withWorker(async (switchyard) => {
+    for (let call = 0; call < 2; call += 1) {
+      await expectRoutedCallError(switchyard.generate({ route: twoTargets, request }));
+    }
+    harness.fake.reset();
+    const result = await switchyard.generate({ route: twoTargets, request });
+    return { record: result.record, state: await switchyard.breakers.get('openai/gpt-primary') };
+  });
+  expect(record.attempts.map((attempt) => attempt.skipReason ?? attempt.outcome)).toEqual([
+    'circuit_open',
+    'circuit_open',
+    'succeeded',
+  ]);
+  expect(record.servedBy?.model).toBe('gpt-primary');
+  expect(harness.fake.requests).toHaveLength(1);
+  expect(state.state.status).toBe('closed');
+});
+
+test('healthy calls add no event to the breaker history', async () => {
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
+  await harness.withWorker(async (switchyard) => {
+    // One failure creates the breaker; the next success clears its count (a change, so it is reported).
+    await switchyard.generate({ route: twoTargets, request });
+    await switchyard.generate({ route: twoTargets, request });
+    const handle = harness.temporal.client.workflow.getHandle(breakerWorkflowId('openai', 'gpt-primary'));
+    const before = (await handle.describe()).historyLength;
+    for (let call = 0; call < 5; call += 1) await switchyard.generate({ route: twoTargets, request });
+    expect((await handle.describe()).historyLength).toBe(before);
+  });
+  expect(harness.fake.counters('gpt-primary').answered).toBe(6);
+});
