@@ -17,6 +17,8 @@ export interface AttemptRecord {
   readonly model: string;
   /** 0 for the first try of the target, 1.. for its retries. */
   readonly retry: number;
+  /** Walk of the route this attempt belongs to: 1, then 2.. for each round a patient call waited for. */
+  readonly round: number;
   readonly outcome: AttemptOutcome;
   readonly skipReason?: SkipReason;
   readonly failureClass?: FailureClass;
@@ -43,6 +45,8 @@ export interface RoutingRecord {
   readonly servedBy?: { readonly targetIndex: number; readonly provider: string; readonly model: string };
   /** Attempts with a request beyond the first one (failovers and retries). */
   readonly fallbacks: number;
+  /** Walks of the route: more than 1 when a patient call waited out an outage. */
+  readonly rounds: number;
   readonly totalCostNanoUsd: number;
   readonly totalCostUsd: number;
   readonly attempts: readonly AttemptRecord[];

@@ -13,6 +13,20 @@ const twoTargets = {
   breaker,
 };
 
+/** The entity's history length once the report just sent has been processed (its workflow task completed). */
+async function settledHistoryLength(handle: {
+  describe(): Promise<{ historyLength: number }>;
+}): Promise<number> {
+  let last = -1;
+  for (let reads = 0; reads < 100; reads += 1) {
+    const { historyLength } = await handle.describe();
+    if (historyLength === last) return historyLength;
+    last = historyLength;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error('breaker history never settled');
+}
+
 let harness: Harness;
 beforeAll(async () => {
   harness = await startHarness();
@@ -93,7 +107,7 @@ test('healthy calls add no event to the breaker history', async () => {
     await switchyard.generate({ route: twoTargets, request });
     await switchyard.generate({ route: twoTargets, request });
     const handle = harness.temporal.client.workflow.getHandle(breakerWorkflowId('openai', 'gpt-primary'));
-    const before = (await handle.describe()).historyLength;
+    const before = await settledHistoryLength(handle);
     for (let call = 0; call < 5; call += 1) await switchyard.generate({ route: twoTargets, request });
     expect((await handle.describe()).historyLength).toBe(before);
   });

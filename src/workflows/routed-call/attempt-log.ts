@@ -17,11 +17,14 @@ import {
 /** What a caller says about an attempt; the log fills in its number, target and start time. */
 export type AttemptEntry = Omit<
   AttemptRecord,
-  'attempt' | 'targetIndex' | 'provider' | 'model' | 'retry' | 'startedAt'
+  'attempt' | 'targetIndex' | 'provider' | 'model' | 'retry' | 'round' | 'startedAt'
 > & { readonly planned: PlannedAttempt };
 
 export class AttemptLog {
   private readonly attempts: AttemptRecord[] = [];
+  private round = 1;
+  private roundStartsAt = 0;
+  private waitingUntil: string | undefined;
 
   constructor(private readonly route: ResolvedRoute) {
     setHandler(attemptsQuery, () => this.attempts);
@@ -46,6 +49,35 @@ export class AttemptLog {
     return this.attempts.filter((attempt) => attempt.outcome !== AttemptOutcome.skipped).length;
   }
 
+  /** Requests made in the current round only. */
+  get requestsMadeThisRound(): number {
+    return this.attempts
+      .slice(this.roundStartsAt)
+      .filter((attempt) => attempt.outcome !== AttemptOutcome.skipped).length;
+  }
+
+  /** Attempts (skips included) recorded in the current round. */
+  get attemptsThisRound(): number {
+    return this.attempts.length - this.roundStartsAt;
+  }
+
+  get currentRound(): number {
+    return this.round;
+  }
+
+  /** Shows in the UI that a patient call is waiting for its next round, until `untilMs`. */
+  waitForRound(untilMs: number): void {
+    this.waitingUntil = new Date(untilMs).toISOString();
+    this.publish();
+  }
+
+  startNextRound(): void {
+    this.round += 1;
+    this.roundStartsAt = this.attempts.length;
+    this.waitingUntil = undefined;
+    this.publish();
+  }
+
   get all(): readonly AttemptRecord[] {
     return this.attempts;
   }
@@ -59,6 +91,7 @@ export class AttemptLog {
       provider: target.provider,
       model: target.model,
       retry: planned.retry,
+      round: this.round,
       startedAt: new Date(Date.now() - rest.latencyMs).toISOString(),
       ...rest,
     });
@@ -72,6 +105,7 @@ export class AttemptLog {
       workflowId: workflowInfo().workflowId,
       ...(servedBy ? { servedBy } : {}),
       fallbacks: Math.max(0, this.requestsMade - 1),
+      rounds: this.round,
       totalCostNanoUsd,
       totalCostUsd: nanoToUsd(totalCostNanoUsd),
       attempts: [...this.attempts],
@@ -91,6 +125,10 @@ export class AttemptLog {
   }
 
   private publish(): void {
-    setCurrentDetails(renderAttemptsMarkdown(this.route.name, this.attempts));
+    const table = renderAttemptsMarkdown(this.route.name, this.attempts);
+    const waiting = this.waitingUntil
+      ? `\n\n**Waiting** for round ${this.round + 1} until ${this.waitingUntil} (patience)`
+      : '';
+    setCurrentDetails(table + waiting);
   }
 }
