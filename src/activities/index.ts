@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import { createBreakerAccess } from './breaker-access';
 import { createCallProvider } from './call-provider';
+import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
 import { createResolveRoute } from './resolve-route';
 import { LedgerReservationBatcher } from './ledger-batcher';
@@ -39,12 +40,15 @@ export function createActivities(dependencies: ActivityDependencies) {
       taskQueue: dependencies.taskQueue,
       ...(dependencies.breakerHintTtlMs !== undefined ? { hintTtlMs: dependencies.breakerHintTtlMs } : {}),
     }),
+    // Scheduled runs hand their results to a webhook or a directory.
+    deliverResult: createDeliverResult(),
   };
 }
 
 export type SwitchyardActivities = ReturnType<typeof createActivities>;
 export type { AttemptInput, AttemptSuccess, AttemptFailureDetails } from './attempt-types';
 export type { ReserveBudgetInput } from './reserve-budget';
+export type { DeliverResultInput, DeliveryReceipt, DeliveryTarget } from './deliver-result';
 export type {
   AdmitTargetInput,
   AdmitTargetResult,

@@ -38,6 +38,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "show a budget scope's limit, spend and open reservations; --limit-usd sets its limit",
     load: () => (require('./commands/ledger') as typeof import('./commands/ledger')).ledgerCommand,
   },
+  schedule: {
+    summary: 'create, pause, trigger and change scheduled generations; list their results',
+    load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand,
+  },
   worker: {
     summary: 'run a Switchyard worker until SIGINT / SIGTERM',
     load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand,

@@ -2,3 +2,4 @@
 export { routedCallWorkflow } from './routed-call/routed-call-workflow';
 export { breakerWorkflow } from './breaker/breaker-workflow';
 export { ledgerWorkflow } from './ledger/ledger-workflow';
+export { scheduledGenerationWorkflow } from './scheduled-generation/scheduled-generation-workflow';

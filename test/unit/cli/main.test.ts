@@ -76,7 +76,9 @@ test('an unknown command exits 2, lists the commands and points at --help', asyn
   const { code, out, err } = await run(['cal', 'hello']);
   expect(code).toBe(ExitCode.usage);
   expect(out).toBe('');
-  expect(err).toContain('unknown command "cal" (commands: call, plan, show, breakers, ledger, worker, help)');
+  expect(err).toContain(
+    'unknown command "cal" (commands: call, plan, show, breakers, ledger, schedule, worker, help)',
+  );
   expect(err).toContain('Run "switchyard --help" for usage.');
 });
 
