@@ -1,147 +1,135 @@
-// `npm run demo`: the main job on the embedded engine — a routed call fails over from a 429 to a second provider.
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createProviderRegistry } from '../src/activities/provider-registry';
-import { renderRoutingRecord } from '../src/cli/render-routing-record';
-import { SwitchyardClient } from '../src/client/switchyard-client';
+// `npm run demo`: the embedded dev server, the fake provider and a worker, then a tour of what Switchyard does.
+import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config/load-config';
-import { startDevServer, type DevServer } from '../src/engine';
-import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
-import { createSwitchyardWorker } from '../src/worker';
+import { callsWithFallbackQuery } from '../src/client/visibility-queries';
+import { freePort, type DevServer } from '../src/engine';
+import type { FakeProvider } from '../src/fake-provider';
+import { installWorkerRuntime } from '../src/metrics/worker-runtime';
+import { demoConfigInput, FAKE_PROVIDER_KEYS, liveKeysFromEnvironment } from './demo/demo-config';
+import {
+  queryLink,
+  startFake,
+  startServerWithProgress,
+  startWorkerAndClient,
+  type WorkerAndClient,
+} from './demo/demo-stack';
+import { heading, say } from './demo/progress';
+import { breakerStep } from './demo/steps/breaker';
+import { budgetStep } from './demo/steps/budget';
+import { failoverStep } from './demo/steps/failover';
+import { liveCallStep } from './demo/steps/live-call';
+import { patienceStep } from './demo/steps/patience';
+import { scheduledStep } from './demo/steps/scheduled';
+import type { Tour, TourStep } from './demo/tour';
 
-const keep = process.argv.includes('--keep');
-const DEMO_KEYS = { DEMO_OPENAI_KEY: 'demo-openai-key', DEMO_ANTHROPIC_KEY: 'demo-anthropic-key' };
+const USAGE = `Usage: npm run demo [-- --keep] [-- --only failover,breaker,budget,scheduled,patience,live]
 
-function step(text: string): void {
-  process.stdout.write(`\n▶ ${text}\n`);
+Starts the embedded Temporal dev server, the fake provider and a worker, then tours failover, a circuit
+breaker, a budget refusal, a scheduled generation and patience; with OPENAI_API_KEY / ANTHROPIC_API_KEY set,
+also one call on the real APIs. --keep leaves everything up for browsing the Web UI until Ctrl-C.`;
+
+const STEPS: Record<string, TourStep> = {
+  failover: failoverStep,
+  breaker: breakerStep,
+  budget: budgetStep,
+  scheduled: scheduledStep,
+  patience: patienceStep,
+  live: liveCallStep,
+};
+
+function selectedSteps(only: string | undefined): TourStep[] {
+  if (!only) return Object.values(STEPS);
+  return only.split(',').map((name) => {
+    const step = STEPS[name.trim()];
+    if (!step) throw new Error(`unknown step "${name}" (steps: ${Object.keys(STEPS).join(', ')})`);
+    return step;
+  });
 }
 
-async function timed<T>(label: string, work: Promise<T>): Promise<T> {
-  const started = Date.now();
-  process.stdout.write(`  ${label} …`);
-  const ticker = setInterval(() => process.stdout.write('.'), 1_000);
-  try {
-    const result = await work;
-    process.stdout.write(` done (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
-    return result;
-  } finally {
-    clearInterval(ticker);
+async function runTour(tour: Tour, steps: readonly TourStep[]): Promise<void> {
+  for (const [index, step] of steps.entries()) {
+    heading(`${index + 1}/${steps.length} ${step.title}`);
+    const skipped = step.skip?.(tour);
+    if (skipped) say(`  ${skipped}`);
+    else await step.run(tour);
   }
 }
 
-function demoConfig(fake: FakeProvider) {
-  return parseConfig({
-    providers: {
-      openai: {
-        kind: 'openai',
-        apiKeyEnv: 'DEMO_OPENAI_KEY',
-        baseURL: fake.openaiBaseURL,
-        models: {
-          'gpt-4o-mini': {
-            inputUsdPerMillion: 0.15,
-            cachedInputUsdPerMillion: 0.075,
-            outputUsdPerMillion: 0.6,
-          },
-        },
-      },
-      anthropic: {
-        kind: 'anthropic',
-        apiKeyEnv: 'DEMO_ANTHROPIC_KEY',
-        baseURL: fake.anthropicBaseURL,
-        models: {
-          'claude-haiku-4-5': {
-            inputUsdPerMillion: 1,
-            cachedInputUsdPerMillion: 0.1,
-            outputUsdPerMillion: 5,
-          },
-        },
-      },
-    },
-    routes: {
-      support: {
-        targets: [
-          { provider: 'openai', model: 'gpt-4o-mini', timeoutMs: 10_000 },
-          { provider: 'anthropic', model: 'claude-haiku-4-5', timeoutMs: 10_000 },
-        ],
-        deadlineMs: 60_000,
-      },
-    },
-    defaultRoute: 'support',
+function untilInterrupted(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
   });
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const { values } = parseArgs({
+    options: { keep: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    say(USAGE);
+    return;
+  }
+  const steps = selectedSteps(values.only);
+  // The demo's own metrics port, so it never collides with a worker of `npm start` on the default one.
+  const runtime = installWorkerRuntime({ metrics: { port: await freePort() }, logLevel: 'ERROR' });
+
   let server: DevServer | undefined;
   let fake: FakeProvider | undefined;
-  const shutdown = async () => {
+  let stack: WorkerAndClient | undefined;
+  let browsing = false;
+  const stop = async () => {
+    await stack?.close().catch(() => undefined);
     await fake?.close();
     await server?.stop();
   };
-  process.once('SIGINT', () => void shutdown().then(() => process.exit(130)));
+  // The worker's runtime stops the worker on Ctrl-C. While browsing (--keep) that ends the run normally;
+  // during the tour, calls in flight would wait for a worker forever, so stop the rest and leave.
+  process.once('SIGINT', () => {
+    if (browsing) return;
+    say('\n  interrupted: stopping the worker, the fake provider and the dev server …');
+    void stop().finally(() => process.exit(130));
+  });
   try {
-    step('Starting the embedded Temporal dev server (installs the Temporal CLI on first run)');
-    server = await timed('temporal server start-dev', startDevServer({ headless: false }));
-    process.stdout.write(`  Temporal at ${server.address}, Web UI at ${server.uiUrl}\n`);
+    heading('Starting the embedded Temporal dev server (installs the Temporal CLI on first run)');
+    server = await startServerWithProgress({});
+    say(`  Temporal at ${server.address}, Web UI at ${server.uiUrl}`);
 
-    step('Starting the fake provider (speaks the OpenAI and Anthropic wire formats)');
-    fake = await startFakeProvider();
-    process.stdout.write(`  listening on ${fake.url}\n`);
-    const config = demoConfig(fake);
+    heading('Starting the fake provider (speaks the OpenAI and Anthropic wire formats)');
+    fake = await startFake();
+    say(`  listening on ${fake.url}`);
+    const live = liveKeysFromEnvironment();
+    const config = parseConfig(demoConfigInput(fake, live));
 
-    step('Starting a Switchyard worker');
-    const nativeConnection = await NativeConnection.connect({ address: server.address });
-    const worker = await timed(
-      'bundling workflows',
-      createSwitchyardWorker({
-        config,
-        connection: nativeConnection,
-        providers: createProviderRegistry(config, DEMO_KEYS),
-      }),
+    heading('Starting a Switchyard worker');
+    stack = await startWorkerAndClient(server.address, config, { ...process.env, ...FAKE_PROVIDER_KEYS });
+    if (runtime.metricsUrl) say(`  Prometheus metrics at ${runtime.metricsUrl}`);
+    const tour: Tour = { switchyard: stack.switchyard, fake, uiUrl: server.uiUrl, live };
+    const uiUrl = server.uiUrl;
+
+    await stack.worker.runUntil(
+      (async () => {
+        await runTour(tour, steps);
+        heading('Done');
+        say(`  Every call in the Web UI:        ${uiUrl}/namespaces/default/workflows`);
+        say(`  Calls that needed a fallback:    ${queryLink(uiUrl, callsWithFallbackQuery('support'))}`);
+        if (runtime.metricsUrl) say(`  Worker metrics (Prometheus):     ${runtime.metricsUrl}`);
+        if (values.keep) {
+          browsing = true;
+          say('\n  --keep: the dev server, fake provider and worker stay up. Ctrl-C stops everything.');
+          await untilInterrupted();
+        }
+      })(),
     );
-    const connection = await Connection.connect({ address: server.address });
-    const switchyard = new SwitchyardClient({ client: new Client({ connection }), config });
-
-    step(
-      'Routing a call on route "support": openai/gpt-4o-mini answers 429, anthropic/claude-haiku-4-5 answers',
-    );
-    fake.script('gpt-4o-mini', { kind: 'error', error: 'rate_limited', retryAfterSeconds: 20 });
-    fake.script('claude-haiku-4-5', {
-      kind: 'answer',
-      text: 'Hello from the second target!',
-      usage: { inputTokens: 12, outputTokens: 7 },
-    });
-    const run = async () => {
-      const { answer, record } = await timed(
-        'routed call',
-        switchyard.generate({
-          route: 'support',
-          request: {
-            messages: [{ role: 'user', content: 'Say hello in one sentence.' }],
-            maxOutputTokens: 100,
-          },
-        }),
-      );
-      process.stdout.write(`\n  answer: ${answer.text}\n\n${renderRoutingRecord(record)}\n`);
-      process.stdout.write(
-        `\n  Web UI: ${server!.uiUrl}/namespaces/default/workflows/${record.workflowId}\n`,
-      );
-      if (keep) {
-        process.stdout.write(
-          '\n  --keep: the dev server, fake provider and worker stay up. Ctrl-C stops everything.\n',
-        );
-        await new Promise<void>((resolve) => process.once('SIGINT', resolve));
-      }
-    };
-    await worker.runUntil(run());
-    await connection.close();
-    await nativeConnection.close();
   } finally {
-    await shutdown();
+    await stop();
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -40,3 +40,30 @@ export type {
 } from './routing/ledger-state';
 export { LedgerPeriod } from './routing/ledger-window';
 export { createSwitchyardWorker, runWorker } from './worker';
+export { Schedules } from './client/schedules';
+export type {
+  SchedulesOptions,
+  ScheduleView,
+  ScheduleRunReference,
+  ScheduledRun,
+  PauseOptions as SchedulePauseOptions,
+  TriggerOptions as ScheduleTriggerOptions,
+  ResultsOptions as ScheduleResultsOptions,
+} from './client/schedules';
+export type { ScheduleChange } from './client/schedule-change';
+export {
+  OverlapPolicy,
+  DEFAULT_OVERLAP_POLICY,
+  DEFAULT_CATCHUP_WINDOW_MS,
+  DEFAULT_SCHEDULED_PATIENCE_MS,
+} from './config/schedule';
+export type { ScheduleDefinition, ScheduleDefinitionInput, DeliverySpec } from './config/schedule';
+export type {
+  ScheduledCallOutcome,
+  ScheduledCallSucceeded,
+  ScheduledCallFailed,
+  ScheduledGenerationResult,
+  DeliveryReport,
+  DeliveryResult,
+} from './workflows/scheduled-generation/definitions';
+export { parseDuration, formatDuration } from './config/duration';

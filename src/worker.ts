@@ -1,11 +1,18 @@
 // The worker's composition root: config → activities, workflows, connection. Node side; runnable as a script.
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Worker,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
 import { connectWorker, type ConnectionSettings } from './client/connection';
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
+import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 
 export interface SwitchyardWorkerOptions {
@@ -49,7 +56,13 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const client = new Client({ connection: options.connection, namespace });
   const workflowSource = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
-    : { workflowBundle: await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') }) };
+    : {
+        workflowBundle: await bundleWorkflowCode({
+          workflowsPath: require.resolve('./workflows'),
+          // webpack's build report is noise at a worker's start; its warnings and errors still show.
+          logger: new DefaultLogger('WARN'),
+        }),
+      };
   const calls = await Worker.create({
     connection: options.connection,
     namespace,
@@ -91,11 +104,28 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   };
 }
 
-/** Runs a worker until SIGINT/SIGTERM, with config from `SWITCHYARD_CONFIG` and Temporal's env settings. */
-export async function runWorker(
-  settings: ConnectionSettings & { configFile?: string; taskQueue?: string } = {},
-): Promise<void> {
+export interface RunWorkerSettings extends ConnectionSettings {
+  /** @default `SWITCHYARD_CONFIG`, else './switchyard.config.json' */
+  readonly configFile?: string;
+  /** @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */
+  readonly taskQueue?: string;
+  /**
+   * The Prometheus endpoint; `false` leaves the process's Temporal runtime alone (the caller installed one).
+   * @default `SWITCHYARD_METRICS_PORT` / `SWITCHYARD_METRICS_HOST`, else 127.0.0.1:9464
+   */
+  readonly metrics?: MetricsSettings | false;
+}
+
+/**
+ * Runs a worker until SIGINT/SIGTERM, with config from `SWITCHYARD_CONFIG` and Temporal's env settings. It
+ * installs the process's Temporal runtime first, with the Prometheus endpoint (see `installWorkerRuntime`).
+ */
+export async function runWorker(settings: RunWorkerSettings = {}): Promise<void> {
   const config = loadConfig(settings.configFile);
+  const runtime =
+    settings.metrics === false
+      ? { metricsUrl: undefined }
+      : installWorkerRuntime({ metrics: settings.metrics ?? {} });
   const { connection, namespace } = await connectWorker(settings);
   try {
     const worker = await createSwitchyardWorker({
@@ -107,6 +137,7 @@ export async function runWorker(
     process.stderr.write(
       `switchyard worker polling task queues "${worker.taskQueue}" and "${worker.entityTaskQueue}" in namespace "${namespace}"\n`,
     );
+    if (runtime.metricsUrl) process.stderr.write(`switchyard worker metrics at ${runtime.metricsUrl}\n`);
     await worker.run();
   } finally {
     await connection.close();

@@ -1,4 +1,5 @@
 // The reserve-budget local activity: one attempt's reservation, batched per scope, sent by update-with-start. Worker side.
+import { asyncLocalStorage } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -13,6 +14,7 @@ import {
   type ReserveBatch,
   type ReserveBatchResult,
 } from '../workflows/ledger/ledger-definitions';
+import { SwitchyardMetric } from '../workflows/metric-names';
 import { LedgerReservationBatcher, type SendReservations } from './ledger-batcher';
 
 export interface ReserveBudgetInput {
@@ -63,6 +65,21 @@ export function createReserveBudget(batcher: LedgerReservationBatcher) {
         nonRetryable: true,
       });
     }
-    return batcher.reserve(parsed.data.scope, parsed.data.request);
+    const decision = await batcher.reserve(parsed.data.scope, parsed.data.request);
+    if (!decision.granted) countRefusal(parsed.data.scope, decision.reason);
+    return decision;
   };
+}
+
+/** One refused reservation on the activity's meter (the worker's Prometheus endpoint). */
+function countRefusal(scope: string, reason: string): void {
+  // Outside an activity (a unit test calling the function directly) there is no meter to count on.
+  asyncLocalStorage
+    .getStore()
+    ?.metricMeter.createCounter(
+      SwitchyardMetric.ledgerRefusals,
+      undefined,
+      'Reservations refused by budget ledgers',
+    )
+    .add(1, { scope, reason });
 }

@@ -29,7 +29,9 @@ import {
 import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
+import { Schedules } from './schedules';
 import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
+import { routedCallStaticDetails } from './call-details';
 import { staticSummary } from './request-digest';
 
 export interface SwitchyardClientOptions {
@@ -102,6 +104,8 @@ export class SwitchyardClient {
   readonly breakers: Breakers;
   /** The budget ledgers: read a scope's spend, set its limit. */
   readonly ledgers: Ledgers;
+  /** Scheduled generations: create, list, describe, pause, trigger, update and delete schedules; read their results. */
+  readonly schedules: Schedules;
   private config: Config | undefined;
 
   constructor(private readonly options: SwitchyardClientOptions) {
@@ -109,6 +113,11 @@ export class SwitchyardClient {
     this.config = options.config;
     this.breakers = new Breakers(options.client);
     this.ledgers = new Ledgers({ client: options.client, taskQueue: entityTaskQueue(this.taskQueue) });
+    this.schedules = new Schedules({
+      client: options.client,
+      taskQueue: this.taskQueue,
+      ...(options.config ? { config: options.config } : {}),
+    });
   }
 
   get temporal(): Client {
@@ -132,6 +141,7 @@ export class SwitchyardClient {
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         staticSummary: staticSummary(routeLabel, validated.request),
+        staticDetails: routedCallStaticDetails(validated, this.config),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

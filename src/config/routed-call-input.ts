@@ -18,7 +18,12 @@ export const RoutedCallInputSchema = z.object({
    * reasons that fail over (or every breaker is open), the call sleeps until the earliest breaker may be
    * probed, or a bounded backoff, and walks the route again. @default 0 (no waiting)
    */
-  patienceMs: z.number().int().min(0).max(30 * 86_400_000).optional(),
+  patienceMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400_000)
+    .optional(),
   /** Stream each answer from the provider (heartbeats per chunk). @default false */
   stream: z.boolean().default(false),
   /** Free-form labels kept with the call (not sent to providers). */

@@ -1,6 +1,6 @@
 // `switchyard worker`: runs a Switchyard worker until SIGINT / SIGTERM. Node side.
 import type { Command } from '../command';
-import { temporalUnreachable } from '../cli-errors';
+import { temporalUnreachable, UsageError } from '../cli-errors';
 import { ExitCode } from '../exit-codes';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
@@ -20,7 +20,11 @@ const HELP = renderHelp({
     'switchyard worker --config ./switchyard.config.json --task-queue switchyard-batch',
     'TEMPORAL_ADDRESS=temporal.internal:7233 TEMPORAL_NAMESPACE=prod switchyard worker',
   ],
-  notes: [EXIT_CODES_NOTE],
+  notes: [
+    'Metrics: Prometheus text (temporal_* and switchyard_* series) at http://127.0.0.1:9464/metrics;\n' +
+      'SWITCHYARD_METRICS_PORT=<port>|off and SWITCHYARD_METRICS_HOST=<ip> change where.',
+    EXIT_CODES_NOTE,
+  ],
 });
 
 export const workerCommand: Command = {
@@ -36,6 +40,8 @@ export const workerCommand: Command = {
     // SDK, which `--help` and the argument checks above (and their tests) should not pay for.
     const { runWorker } = require('../../worker') as typeof import('../../worker');
     const { TransportError } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+    const { MetricsSettingsError } =
+      require('../../metrics/worker-runtime') as typeof import('../../metrics/worker-runtime');
     try {
       // The worker's runtime turns SIGINT / SIGTERM into a graceful shutdown, after which `run` resolves.
       await runWorker({
@@ -46,6 +52,7 @@ export const workerCommand: Command = {
       });
     } catch (error) {
       if (error instanceof TransportError) throw temporalUnreachable(globals, error);
+      if (error instanceof MetricsSettingsError) throw new UsageError(error.message);
       throw error;
     }
     return ExitCode.ok;

@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   log,
+  metricMeter,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -12,6 +13,7 @@ import {
 import { z } from 'zod';
 import { breakerKey, initialBreakerState, type BreakerState } from '../../routing/breaker-state';
 import { admit, recordOutcome, resetBreaker } from '../../routing/breaker-transitions';
+import { SwitchyardMetric } from '../metric-names';
 import {
   admitUpdate,
   BreakerAdmitInputSchema,
@@ -138,8 +140,31 @@ class BreakerEntity {
 
   private apply(next: BreakerState): void {
     if (next === this.state) return;
+    this.countTransitions(next);
     this.state = next;
     this.publishDetails();
+  }
+
+  /** Counts the transitions `next` adds to the log (the log shares its older entries with the current state). */
+  private countTransitions(next: BreakerState): void {
+    const known = new Set(this.state.transitions);
+    const added = next.transitions.filter((transition) => !known.has(transition));
+    if (added.length === 0) return;
+    // The workflow meter is silent during replay, so each transition is counted once.
+    const counter = metricMeter.createCounter(
+      SwitchyardMetric.breakerTransitions,
+      undefined,
+      'Circuit-breaker transitions',
+    );
+    for (const transition of added) {
+      counter.add(1, {
+        provider: this.input.provider,
+        model: this.input.model,
+        from: transition.from,
+        to: transition.to,
+        reason: transition.reason,
+      });
+    }
   }
 }
 

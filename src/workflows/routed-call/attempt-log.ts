@@ -6,6 +6,7 @@ import { addNano, nanoToUsd } from '../../routing/money';
 import { renderAttemptsMarkdown } from '../../routing/render-attempts';
 import { AttemptOutcome, type AttemptRecord, type RoutingRecord } from '../../routing/routing-record';
 import { attemptsQuery } from '../definitions';
+import { recordAttemptMetrics, recordCallMetrics } from '../routed-call-metrics';
 import {
   costUsdAttribute,
   fallbacksAttribute,
@@ -95,6 +96,7 @@ export class AttemptLog {
       startedAt: new Date(Date.now() - rest.latencyMs).toISOString(),
       ...rest,
     });
+    recordAttemptMetrics(this.attempts[this.attempts.length - 1]!);
     this.publish();
   }
 
@@ -114,6 +116,7 @@ export class AttemptLog {
 
   /** Sets the closing search attributes: the outcome (`succeeded` or the failure type) and the totals. */
   finish(outcome: string, record: RoutingRecord = this.record()): void {
+    recordCallMetrics(outcome, record);
     upsertSearchAttributes([
       { key: outcomeAttribute, value: outcome },
       { key: fallbacksAttribute, value: record.fallbacks },

@@ -1,0 +1,193 @@
+// The worker's Prometheus endpoint, with a worker in its own process (the runtime is one per process): the
+// SDK's series and Switchyard's attempts, fallbacks, cost, breaker transitions and ledger refusals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { SwitchyardClient } from '../../src/client/switchyard-client';
+import { freePort } from '../../src/engine';
+import { startFakeProvider, type FakeProvider } from '../../src/fake-provider';
+import { SwitchyardMetric } from '../../src/workflows/metric-names';
+import { expectRoutedCallError } from '../support/expect-failure';
+import { parsePrometheusText, sumOf, type Sample } from '../support/prometheus-text';
+import { connectForTest, temporalAddress, uniqueName, type TemporalTestContext } from '../support/temporal';
+
+const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
+const PRICES = { inputUsdPerMillion: 1, outputUsdPerMillion: 4 };
+// Breakers are shared by (provider, model) across the whole server: models of its own keep this file apart.
+const openaiModel = uniqueName('gpt-metrics');
+const anthropicModel = uniqueName('claude-metrics');
+
+let temporal: TemporalTestContext;
+let fake: FakeProvider;
+let directory: string;
+let worker: ChildProcess | undefined;
+let metricsUrl: string;
+let taskQueue: string;
+
+function writeConfig(): string {
+  const file = path.join(directory, 'switchyard.config.json');
+  const config = {
+    providers: {
+      openai: {
+        kind: 'openai',
+        apiKeyEnv: 'METRICS_TEST_OPENAI_KEY',
+        baseURL: fake.openaiBaseURL,
+        models: { [openaiModel]: PRICES },
+      },
+      anthropic: {
+        kind: 'anthropic',
+        apiKeyEnv: 'METRICS_TEST_ANTHROPIC_KEY',
+        baseURL: fake.anthropicBaseURL,
+        models: { [anthropicModel]: PRICES },
+      },
+    },
+    routes: {
+      support: {
+        targets: [
+          { provider: 'openai', model: openaiModel, timeoutMs: 10_000 },
+          { provider: 'anthropic', model: anthropicModel, timeoutMs: 10_000 },
+        ],
+        // One counted failure opens the first target's breaker: a transition to count.
+        breaker: { failureThreshold: 1, cooldownMs: 600_000 },
+      },
+    },
+    budgets: { 'metrics-tight': { limitUsd: 0.000_001 } },
+    defaultRoute: 'support',
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/** Runs `src/worker.ts` the way `switchyard worker` does, and waits until it polls. */
+async function startWorkerProcess(configFile: string, metricsPort: number): Promise<ChildProcess> {
+  const root = path.join(__dirname, '../..');
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'src/worker.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      SWITCHYARD_CONFIG: configFile,
+      SWITCHYARD_TASK_QUEUE: taskQueue,
+      SWITCHYARD_METRICS_PORT: String(metricsPort),
+      METRICS_TEST_OPENAI_KEY: 'sk-metrics-openai',
+      METRICS_TEST_ANTHROPIC_KEY: 'sk-metrics-anthropic',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('metrics at')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before polling:\n${output}`)));
+  });
+  return child;
+}
+
+async function scrape(): Promise<Sample[]> {
+  const response = await fetch(metricsUrl);
+  expect(response.status).toBe(200);
+  return parsePrometheusText(await response.text());
+}
+
+/** Scrapes until `ready` holds: workflow metrics reach the exporter after their workflow task completes. */
+async function scrapeUntil(ready: (samples: Sample[]) => boolean): Promise<Sample[]> {
+  let samples: Sample[] = [];
+  for (let tries = 0; tries < 120; tries += 1) {
+    samples = await scrape();
+    if (ready(samples)) return samples;
+    await delay(250);
+  }
+  return samples;
+}
+
+beforeAll(async () => {
+  [temporal, fake] = await Promise.all([connectForTest(), startFakeProvider()]);
+  directory = mkdtempSync(path.join(tmpdir(), 'switchyard-metrics-'));
+  taskQueue = uniqueName('switchyard-metrics');
+  const port = await freePort();
+  metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  worker = await startWorkerProcess(writeConfig(), port);
+});
+
+afterAll(async () => {
+  if (worker && worker.exitCode === null) {
+    const exited = once(worker, 'exit');
+    worker.kill('SIGINT');
+    // A graceful shutdown first; a worker that hangs on it is killed.
+    const killer = setTimeout(() => worker?.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(killer);
+  }
+  await fake?.close();
+  await temporal?.close();
+  if (directory) rmSync(directory, { recursive: true, force: true });
+});
+
+test('the endpoint serves the SDK series and the Switchyard series after calls', async () => {
+  const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue });
+  fake.script(openaiModel, { kind: 'error', error: 'rate_limited' });
+  fake.script(anthropicModel, { kind: 'answer', text: 'hi', usage: { inputTokens: 10, outputTokens: 5 } });
+  const { record } = await switchyard.generate({ route: 'support', request });
+  expect(record.fallbacks).toBe(1);
+
+  // The openai breaker is open now, and this scope can afford nothing: a ledger refusal.
+  const refused = await expectRoutedCallError(
+    switchyard.generate({ route: 'support', request, budget: 'metrics-tight' }),
+  );
+  expect(refused.type).toBe('BudgetExceeded');
+
+  const openai = { provider: 'openai', model: openaiModel };
+  const anthropic = { provider: 'anthropic', model: anthropicModel };
+  const samples = await scrapeUntil(
+    (current) =>
+      sumOf(current, SwitchyardMetric.calls, { outcome: 'BudgetExceeded' }) >= 1 &&
+      sumOf(current, SwitchyardMetric.ledgerRefusals) >= 1 &&
+      sumOf(current, SwitchyardMetric.breakerTransitions) >= 1,
+  );
+
+  // The Temporal SDK's own runtime series share the endpoint.
+  expect(samples.some((sample) => sample.name.startsWith('temporal_'))).toBe(true);
+  expect(sumOf(samples, 'temporal_workflow_completed', { workflow_type: 'routedCallWorkflow' })).toBe(1);
+
+  expect(
+    sumOf(samples, SwitchyardMetric.attempts, { ...openai, outcome: 'failed', class: 'rate_limited' }),
+  ).toBe(1);
+  expect(
+    sumOf(samples, SwitchyardMetric.attempts, { ...anthropic, outcome: 'succeeded', class: 'none' }),
+  ).toBe(1);
+  // The second call skipped the open breaker, then found the other target over budget.
+  expect(
+    sumOf(samples, SwitchyardMetric.attempts, { ...openai, outcome: 'skipped', class: 'circuit_open' }),
+  ).toBe(1);
+  expect(
+    sumOf(samples, SwitchyardMetric.attempts, { ...anthropic, outcome: 'skipped', class: 'over_budget' }),
+  ).toBe(1);
+  expect(sumOf(samples, `${SwitchyardMetric.attemptLatency}_count`, anthropic)).toBe(1);
+  expect(sumOf(samples, SwitchyardMetric.attemptCost, anthropic)).toBe(record.totalCostNanoUsd);
+
+  expect(sumOf(samples, SwitchyardMetric.calls, { route: 'support', outcome: 'succeeded' })).toBe(1);
+  expect(sumOf(samples, SwitchyardMetric.calls, { route: 'support', outcome: 'BudgetExceeded' })).toBe(1);
+  expect(sumOf(samples, SwitchyardMetric.fallbacks, { route: 'support' })).toBe(1);
+  expect(sumOf(samples, `${SwitchyardMetric.callCost}_count`, { route: 'support' })).toBe(2);
+  expect(sumOf(samples, `${SwitchyardMetric.callCost}_sum`, { outcome: 'succeeded' })).toBeCloseTo(
+    record.totalCostUsd,
+    9,
+  );
+
+  expect(
+    sumOf(samples, SwitchyardMetric.breakerTransitions, {
+      ...openai,
+      from: 'closed',
+      to: 'open',
+      reason: 'failure_threshold',
+    }),
+  ).toBe(1);
+  expect(
+    sumOf(samples, SwitchyardMetric.ledgerRefusals, { scope: 'metrics-tight', reason: 'over_budget' }),
+  ).toBeGreaterThanOrEqual(1);
+});
