@@ -40,11 +40,16 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** Dynamic config the engine always applies: lets updates and eager start work as the design expects. */
+/**
+ * Dynamic config the engine always applies: lets updates and eager start work as the design expects, and
+ * hands an attempt's activity back in the workflow-task response (eager activity dispatch: about 40 ms less
+ * per call on a busy 2-core machine, see README "Performance").
+ */
 export const DEFAULT_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'frontend.enableUpdateWorkflowExecution': true,
   'frontend.enableExecuteMultiOperation': true,
   'system.enableEagerWorkflowStart': true,
+  'system.enableActivityEagerExecution': true,
   'frontend.workerVersioningWorkflowAPIs': true,
 };
 

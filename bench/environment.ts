@@ -1,0 +1,87 @@
+// One bench environment: dev server, the two fake endpoints, the worker process, and the orchestrator's client.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { Breakers } from '../src/client/breakers';
+import { Ledgers } from '../src/client/ledgers';
+import { startDevServer, type DevServer } from '../src/engine';
+import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
+import { entityTaskQueue } from '../src/workflows/definitions';
+import type { BundlePaths } from './bundles';
+import { LATENCY_MODES, MODE_LATENCY_MS, type LatencyMode } from './bench-config';
+import type { WorkerSettings } from './protocol';
+import { WorkerLink } from './worker-link';
+
+/** What a run varies: the server's dynamic config and the worker's settings. */
+export interface BenchSetup {
+  /** Dynamic config given to the dev server on top of Switchyard's defaults. */
+  readonly dynamicConfig: Readonly<Record<string, unknown>>;
+  readonly worker: WorkerSettings;
+}
+
+export interface BenchEnvironment {
+  readonly server: DevServer;
+  readonly fakes: Record<LatencyMode, FakeProvider>;
+  /** The driver process: its own worker (eager start works there), the bare worker and the load driver. */
+  readonly link: WorkerLink;
+  /** A plain Switchyard worker process on {@link loadTaskQueue}: the throughput bench's worker, memory measured. */
+  readonly loadWorker: WorkerLink;
+  readonly loadTaskQueue: string;
+  /** The orchestrator's own client (its own gRPC connection), for reading entities and histories. */
+  readonly client: Client;
+  readonly breakers: Breakers;
+  readonly ledgers: Ledgers;
+  readonly taskQueue: string;
+  stop(): Promise<void>;
+}
+
+export async function startEnvironment(setup: BenchSetup, bundles: BundlePaths): Promise<BenchEnvironment> {
+  const stack: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const step of stack.reverse()) await step().catch(() => undefined);
+    stack.length = 0;
+  };
+  try {
+    const server = await startDevServer({ headless: true, dynamicConfig: setup.dynamicConfig });
+    stack.push(() => server.stop());
+    const fakes = {} as Record<LatencyMode, FakeProvider>;
+    for (const mode of LATENCY_MODES) {
+      const fake = await startFakeProvider({ latencyMs: MODE_LATENCY_MS[mode] });
+      fakes[mode] = fake;
+      stack.push(() => fake.close());
+    }
+    const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
+    const loadTaskQueue = `${taskQueue}-load`;
+    const common = {
+      address: server.address,
+      fakeUrls: { '0ms': fakes['0ms'].openaiBaseURL, '50ms': fakes['50ms'].openaiBaseURL },
+      settings: setup.worker,
+      bundles,
+    };
+    const [link, loadWorker] = await Promise.all([
+      WorkerLink.start({ ...common, taskQueue, role: 'driver' }),
+      WorkerLink.start({ ...common, taskQueue: loadTaskQueue, role: 'worker' }),
+    ]);
+    stack.push(
+      () => link.stop(),
+      () => loadWorker.stop(),
+    );
+    const connection = await Connection.connect({ address: server.address });
+    stack.push(() => connection.close());
+    const client = new Client({ connection });
+    return {
+      server,
+      fakes,
+      link,
+      loadWorker,
+      loadTaskQueue,
+      client,
+      breakers: new Breakers(client),
+      ledgers: new Ledgers({ client, taskQueue: entityTaskQueue(taskQueue) }),
+      taskQueue,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

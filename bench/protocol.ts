@@ -1,0 +1,114 @@
+// Messages between the bench orchestrator and its worker process (Node IPC). Bench side.
+import type { LatencyMode } from './bench-config';
+
+/** What one sample calls: the SDK directly, a one-activity workflow, or a routed call. */
+export type Variant = 'direct' | 'bare' | 'routed';
+
+export interface CallSpec {
+  readonly variant: Variant;
+  readonly mode: LatencyMode;
+  /** Route of a routed call. @default the mode's healthy route */
+  readonly route?: string;
+  /**
+   * Task queue of a routed call, when another process's worker serves it (no eager start then).
+   * @default the driver's own worker
+   */
+  readonly taskQueue?: string;
+  /** Budget scope of a routed call. @default the latency bench's scope */
+  readonly budget?: string;
+}
+
+/** What a worker process runs: the driver with its own workers, or a plain Switchyard worker. */
+export type WorkerRole = 'driver' | 'worker';
+
+/** Worker-side settings the tuning matrix varies. */
+export interface WorkerSettings {
+  /** Ask the server to hand the first workflow task straight back to this process (`requestEagerStart`). */
+  readonly eagerStart: boolean;
+  /** Options given to the routed-call worker and the bare worker (cache size, pollers, slots). */
+  readonly workerOptions: Readonly<Record<string, number | boolean>>;
+}
+
+export type Command =
+  | {
+      readonly kind: 'sequential';
+      readonly call: CallSpec;
+      readonly count: number;
+      /** Stop early after this long, in milliseconds. @default 60000 */
+      readonly maxDurationMs?: number;
+    }
+  | {
+      readonly kind: 'closedLoop';
+      readonly call: CallSpec;
+      readonly concurrency: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly kind: 'ledger';
+      readonly scope: string;
+      readonly concurrency: number;
+      readonly amountNanoUsd: number;
+      readonly maxDurationMs: number;
+    }
+  | { readonly kind: 'activityTimings'; readonly reset: boolean }
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'stop' };
+
+export interface SequentialResult {
+  readonly latenciesMs: number[];
+  /** Workflow id of each sample (empty for direct calls). */
+  readonly workflowIds: string[];
+  readonly errors: string[];
+  readonly eagerStarts: number;
+}
+
+export interface ClosedLoopResult {
+  readonly latenciesMs: number[];
+  readonly errors: string[];
+  /** Error message → count, for calls that failed. */
+  readonly errorKinds: Record<string, number>;
+  readonly elapsedMs: number;
+  readonly completed: number;
+  /** Calls still running when the loop gave up waiting for them. */
+  readonly unfinished: number;
+}
+
+export interface LedgerResult {
+  /** Latency of every reserve that was answered (granted or refused), in milliseconds. */
+  readonly reserveLatenciesMs: number[];
+  readonly granted: number;
+  readonly refused: number;
+  readonly errors: string[];
+  /** From the first reserve to the last grant, in milliseconds. */
+  readonly grantWindowMs: number;
+  readonly timedOut: boolean;
+}
+
+/** Per activity type: execution durations in milliseconds, local and remote activities alike. */
+export type ActivityTimings = Record<string, number[]>;
+
+export interface MemoryResult {
+  readonly rssBytes: number;
+  readonly heapUsedBytes: number;
+}
+
+export type Reply =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: string };
+
+export interface Request {
+  readonly id: number;
+  readonly command: Command;
+}
+
+/** Environment variables the orchestrator sets for the worker process. */
+export const WORKER_ENVIRONMENT = {
+  address: 'BENCH_TEMPORAL_ADDRESS',
+  fakeUrls: 'BENCH_FAKE_URLS',
+  settings: 'BENCH_WORKER_SETTINGS',
+  taskQueue: 'BENCH_TASK_QUEUE',
+  /** JSON `{ switchyard, bare }`: paths of the prebuilt workflow bundles. */
+  bundles: 'BENCH_WORKFLOW_BUNDLES',
+  /** `driver` (worker, bare worker and load driver) or `worker` (a Switchyard worker and nothing else). */
+  role: 'BENCH_WORKER_ROLE',
+} as const;

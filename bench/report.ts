@@ -1,0 +1,254 @@
+// The bench's results: the JSON written to bench/results and the table printed (Markdown, for the README).
+import type { MachineDescription } from './machine';
+import type { CpuShare } from './cpu-account';
+import type { LatencyResult } from './latency';
+import type { ThroughputResult } from './throughput';
+import type { HealthyBreakerResult, OutageResult } from './breaker';
+import type { LedgerLevelResult } from './ledger';
+import type { FailoverResult } from './failover';
+import type { CallProfile } from './profile';
+import type { BenchSetup } from './environment';
+import type { Summary } from './stats';
+import { THROUGHPUT_P99_BOUND_MS } from './throughput';
+
+/** The mode the headline fields report: with a 0 ms provider, latency is all engine and client. */
+export const PRIMARY_MODE = '0ms';
+
+export interface Goal {
+  readonly goal: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+export interface BenchInputs {
+  readonly quick: boolean;
+  readonly startedAt: Date;
+  readonly durationS: number;
+  readonly machine: MachineDescription;
+  readonly cpu: CpuShare | undefined;
+  readonly setup: BenchSetup;
+  readonly latency: LatencyResult;
+  readonly throughput: ThroughputResult;
+  readonly healthyBreaker: HealthyBreakerResult;
+  readonly outage: OutageResult;
+  readonly ledger: Record<'c10' | 'c100', LedgerLevelResult>;
+  readonly failover: FailoverResult;
+  /** The plain worker process's RSS after start, before any call, in MB. */
+  readonly idleWorkerRssMb: number;
+  readonly profile: Record<string, CallProfile>;
+  readonly activityTimings: Record<string, Summary>;
+}
+
+const p = (summary: Summary) => ({ p50: summary.p50, p99: summary.p99 });
+
+export function buildResults(inputs: BenchInputs) {
+  const primary = inputs.latency.byMode[PRIMARY_MODE];
+  const results = {
+    generatedAt: inputs.startedAt.toISOString(),
+    quick: inputs.quick,
+    durationS: inputs.durationS,
+    machine: {
+      ...inputs.machine,
+      benchCpuShare: inputs.cpu ? Math.round(inputs.cpu.bench * 100) / 100 : null,
+      otherProcessesCpuShare: inputs.cpu ? Math.round(inputs.cpu.others * 100) / 100 : null,
+      busy: inputs.cpu ? inputs.cpu.others >= 0.1 : null,
+    },
+    settings: inputs.setup,
+    primaryMode: PRIMARY_MODE,
+    direct: p(primary.direct),
+    bare: p(primary.bare),
+    routed: p(primary.routed),
+    overhead: {
+      routed_p50: primary.overhead.routed.p50,
+      routed_p99: primary.overhead.routed.p99,
+      bare_p50: primary.overhead.bare.p50,
+      bare_p99: primary.overhead.bare.p99,
+      ratio_routed_to_bare_p50: primary.ratioRoutedToBareP50,
+    },
+    throughput: {
+      routed_calls_per_s: inputs.throughput.best.callsPerS,
+      p99_ms: inputs.throughput.best.latency.p99,
+      concurrency: inputs.throughput.best.concurrency,
+      mode: inputs.throughput.mode,
+      meets_p99_bound: inputs.throughput.bestMeetsBound,
+      levels: inputs.throughput.levels,
+    },
+    breaker: {
+      events_per_healthy_call: inputs.healthyBreaker.eventsPerHealthyCall,
+      outage_entity_events_per_s: inputs.outage.entityEventsPerS,
+      healthy: inputs.healthyBreaker,
+      outage: inputs.outage,
+    },
+    ledger: {
+      c10: ledgerFields(inputs.ledger.c10),
+      c100: ledgerFields(inputs.ledger.c100),
+    },
+    failover: {
+      p50: inputs.failover.failover.p50,
+      p99: inputs.failover.failover.p99,
+      gap: inputs.failover.failover,
+      call: inputs.failover.call,
+      errors: inputs.failover.errors,
+    },
+    worker_rss_mb_at_load: inputs.throughput.best.peakRssMb,
+    worker_rss_mb_idle: inputs.idleWorkerRssMb,
+    modes: inputs.latency.byMode,
+    profile: inputs.profile,
+    activityTimings: inputs.activityTimings,
+    goals: [] as Goal[],
+  };
+  results.goals = goals(results, inputs);
+  return results;
+}
+
+export type BenchResults = ReturnType<typeof buildResults>;
+
+function ledgerFields(level: LedgerLevelResult) {
+  const { reservesPerS, p99Ms, overGrant, ...rest } = level;
+  return { reserves_per_s: reservesPerS, p99_ms: p99Ms, over_grant: overGrant, ...rest };
+}
+
+function goals(results: Omit<BenchResults, 'goals'>, inputs: BenchInputs): Goal[] {
+  const slow = inputs.latency.byMode['50ms'];
+  const c100 = results.ledger.c100;
+  return [
+    {
+      goal: 'routed overhead p50 ≤ 10 ms',
+      measured: `${results.overhead.routed_p50} ms (50 ms mode: ${slow.overhead.routed.p50} ms)`,
+      met: results.overhead.routed_p50 <= 10 && slow.overhead.routed.p50 <= 10,
+    },
+    {
+      goal: 'routed overhead p99 ≤ 30 ms',
+      measured: `${results.overhead.routed_p99} ms (50 ms mode: ${slow.overhead.routed.p99} ms)`,
+      met: results.overhead.routed_p99 <= 30 && slow.overhead.routed.p99 <= 30,
+    },
+    {
+      goal: 'routed p50 ≤ 1.3 × bare p50',
+      measured: `${results.overhead.ratio_routed_to_bare_p50} × (50 ms mode: ${slow.ratioRoutedToBareP50} ×)`,
+      met: results.overhead.ratio_routed_to_bare_p50 <= 1.3,
+    },
+    {
+      goal: `≥ 300 routed calls/s with p99 < ${THROUGHPUT_P99_BOUND_MS / 1000} s`,
+      measured: `${results.throughput.routed_calls_per_s}/s, p99 ${results.throughput.p99_ms} ms at ${results.throughput.concurrency} concurrent`,
+      met: results.throughput.routed_calls_per_s >= 300 && results.throughput.meets_p99_bound,
+    },
+    {
+      goal: '0 breaker events per healthy call',
+      measured: `${results.breaker.events_per_healthy_call} (${inputs.healthyBreaker.eventsAdded} events / ${inputs.healthyBreaker.healthyCalls} calls)`,
+      met: inputs.healthyBreaker.eventsAdded === 0 && inputs.healthyBreaker.sameRun,
+    },
+    {
+      goal: 'ledger, 100 callers: 0 errors, 0 over-grant, p99 ≤ 50 ms',
+      measured: `${c100.errors} errors, ${c100.over_grant} over-grant, ${c100.lost} lost, p99 ${c100.p99_ms} ms`,
+      met: c100.errors === 0 && c100.over_grant === 0 && c100.lost === 0 && c100.p99_ms <= 50,
+    },
+    {
+      goal: 'failover p50 ≤ 10 ms',
+      measured: `${results.failover.p50} ms (p99 ${results.failover.p99} ms)`,
+      met: results.failover.p50 <= 10,
+    },
+    {
+      goal: 'worker RSS ≤ 200 MB at the throughput load',
+      measured: `${results.worker_rss_mb_at_load} MB`,
+      met: results.worker_rss_mb_at_load <= 200,
+    },
+  ];
+}
+
+const row = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+/** The results as Markdown tables: latency by mode, the other measurements, then the goals. */
+export function renderTables(results: BenchResults): string {
+  const fast = results.modes['0ms'];
+  const slow = results.modes['50ms'];
+  const pair = (summary: Summary) => `${summary.p50} / ${summary.p99}`;
+  const machine = results.machine;
+  const lines = [
+    `Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, ${machine.os} ${machine.kernel}, ` +
+      `Node ${machine.node}, ${machine.temporalCli}; ` +
+      (machine.calibration
+        ? `one core: 200k JSON objects in ${machine.calibration.allocateAndStringifyMs} ms, ` +
+          `${machine.calibration.localFetchCpuMs} ms CPU per local fetch; `
+        : '') +
+      `other processes used ${Math.round((machine.otherProcessesCpuShare ?? 0) * 100)}% of the CPU during the run` +
+      (machine.busy ? ' (busy machine: numbers are noisy)' : ''),
+    '',
+    row(['latency, ms (p50 / p99)', 'fake at 0 ms', 'fake at 50 ms']),
+    row(['---', '---:', '---:']),
+    row(['direct SDK call', pair(fast.direct), pair(slow.direct)]),
+    row(['bare one-activity workflow', pair(fast.bare), pair(slow.bare)]),
+    row(['routed call (breaker + ledger)', pair(fast.routed), pair(slow.routed)]),
+    row(['overhead of bare over direct', pair(fast.overhead.bare), pair(slow.overhead.bare)]),
+    row(['overhead of routed over direct', pair(fast.overhead.routed), pair(slow.overhead.routed)]),
+    row(['routed p50 / bare p50', `${fast.ratioRoutedToBareP50} ×`, `${slow.ratioRoutedToBareP50} ×`]),
+    ...(['direct', 'bare', 'routed'] as const).map((variant) =>
+      row([
+        `CPU per ${variant} call, ms (worker process / dev server)`,
+        `${fast.cpuPerCallMs[variant].worker} / ${fast.cpuPerCallMs[variant].server}`,
+        `${slow.cpuPerCallMs[variant].worker} / ${slow.cpuPerCallMs[variant].server}`,
+      ]),
+    ),
+    '',
+    row(['measurement', 'result']),
+    row(['---', '---']),
+    row([
+      `throughput (routed, fake at ${results.throughput.mode})`,
+      `${results.throughput.routed_calls_per_s} calls/s at ${results.throughput.concurrency} concurrent, p99 ${results.throughput.p99_ms} ms`,
+    ]),
+    ...results.throughput.levels.map((level) =>
+      row([
+        `… ${level.concurrency} concurrent`,
+        `${level.callsPerS} calls/s, p50 ${level.latency.p50} ms, p99 ${level.latency.p99} ms, ${level.errors} errors, RSS ${level.peakRssMb} MB`,
+      ]),
+    ),
+    row(['breaker events per healthy call', `${results.breaker.events_per_healthy_call}`]),
+    row([
+      `breaker entity during a full outage (${results.breaker.outage.concurrency} concurrent)`,
+      `${results.breaker.outage_entity_events_per_s} events/s while open (${results.breaker.outage.steadyRequestsToDownTarget} probes reached the provider in ${results.breaker.outage.steadyS} s, ${results.breaker.outage.cooldownMs / 1000} s cooldown); ${results.breaker.outage.openingEvents} events while opening`,
+    ]),
+    ...(['c10', 'c100'] as const).map((key) => {
+      const level = results.ledger[key];
+      return row([
+        `ledger, ${level.callers} callers on one scope`,
+        `${level.reserves_per_s} reserves/s, p50 ${level.latency.p50} ms, p99 ${level.p99_ms} ms, ${level.errors} errors, ${level.over_grant} over-grant, ${level.lost} lost`,
+      ]);
+    }),
+    row([
+      'failover (target 1 fails → target 2 request)',
+      `p50 ${results.failover.p50} ms, p99 ${results.failover.p99} ms`,
+    ]),
+    row([
+      'worker process RSS at the throughput load',
+      `${results.worker_rss_mb_at_load} MB (${results.worker_rss_mb_idle} MB after start, before any call)`,
+    ]),
+    '',
+    row(['goal', 'measured', 'met']),
+    row(['---', '---', '---']),
+    ...results.goals.map((goal) => row([goal.goal, goal.measured, goal.met ? 'yes' : '**no**'])),
+  ];
+  return lines.join('\n');
+}
+
+/** The history profile as a Markdown table per call kind. */
+export function renderProfile(results: BenchResults): string {
+  const sections: string[] = [];
+  for (const [name, profile] of Object.entries(results.profile)) {
+    sections.push(
+      `${name}: ${profile.calls} calls, client p50 ${profile.clientMs.p50} ms, engine span p50 ${profile.engineMs.p50} ms, ` +
+        `outside the engine p50 ${profile.clientOutsideEngineP50Ms} ms, ${profile.eventsPerCall} events`,
+      '',
+      row(['segment', 'p50 ms', 'per call']),
+      row(['---', '---:', '---:']),
+      ...profile.segments.map((segment) => row([segment.between, segment.p50Ms, segment.perCall])),
+      '',
+    );
+  }
+  sections.push(
+    row(['activity (worker-side execution)', 'p50 ms', 'p99 ms', 'n']),
+    row(['---', '---:', '---:', '---:']),
+  );
+  for (const [label, summary] of Object.entries(results.activityTimings)) {
+    sections.push(row([label, summary.p50, summary.p99, summary.n]));
+  }
+  return sections.join('\n');
+}

@@ -1,0 +1,200 @@
+// `npm run bench`: every measurement in one process tree, against the fake provider; writes bench/results.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { LATENCY_MODES } from './bench-config';
+import { buildBundles, type BundlePaths } from './bundles';
+import {
+  createHealthyBreakers,
+  HEALTHY_BREAKER_KEYS,
+  healthyBreakerLoad,
+  markBreakers,
+  measureOutage,
+} from './breaker';
+import { startCpuAccount } from './cpu-account';
+import { startEnvironment, type BenchSetup } from './environment';
+import { measureFailover } from './failover';
+import { measureLatency } from './latency';
+import { measureLedger } from './ledger';
+import { calibrate, describeMachine } from './machine';
+import { parseBenchArguments, type BenchSizes } from './options';
+import { profileCalls, summarizeActivityTimings, type CallProfile } from './profile';
+import { buildResults, renderProfile, renderTables, type BenchResults } from './report';
+import { measureThroughput } from './throughput';
+import { runTuning } from './tuning';
+
+/**
+ * The settings the standard run uses: what the tuning matrix found best (see README "Performance").
+ * Eager activity dispatch is a server switch; eager workflow start is asked for by the client.
+ */
+export const TUNED_SETUP: BenchSetup = {
+  dynamicConfig: { 'system.enableActivityEagerExecution': true },
+  worker: { eagerStart: true, workerOptions: {} },
+};
+
+function log(text: string): void {
+  process.stderr.write(`[bench] ${text}\n`);
+}
+
+export async function runBench(
+  sizes: BenchSizes,
+  setup: BenchSetup,
+  bundles: BundlePaths,
+  quick: boolean,
+): Promise<BenchResults> {
+  const startedAt = new Date();
+  const machine = { ...describeMachine(), calibration: await calibrate() };
+  const cpu = startCpuAccount();
+  log(`starting the dev server, two fake endpoints and the worker process (${quick ? 'quick' : 'full'} run)`);
+  const environment = await startEnvironment(setup, bundles);
+  const { link, client, fakes } = environment;
+  try {
+    const idleWorkerRssBytes = await environment.loadWorker.rssBytes();
+    await createHealthyBreakers(link, fakes);
+    const breakersBefore = await markBreakers(environment.breakers, HEALTHY_BREAKER_KEYS);
+
+    log(
+      `latency: ${sizes.rounds} rounds × ${sizes.samplesPerRound} samples × 3 variants × ${LATENCY_MODES.length} modes`,
+    );
+    const latency = await measureLatency(link, {
+      warmupCalls: sizes.warmupCalls,
+      rounds: sizes.rounds,
+      samplesPerRound: sizes.samplesPerRound,
+      batchMaxMs: sizes.batchMaxMs,
+      cpuPids: { worker: link.pid, server: environment.server.process.pid! },
+      onRound: (round) => log(`  round ${round}/${sizes.rounds}`),
+    });
+    const activityTimings = summarizeActivityTimings(
+      await link.send({ kind: 'activityTimings', reset: true }),
+    );
+
+    log(
+      `throughput: concurrency ${sizes.throughputConcurrency.join(', ')} × ${sizes.throughputDurationMs / 1000} s`,
+    );
+    const throughput = await measureThroughput(link, environment.loadWorker, {
+      taskQueue: environment.loadTaskQueue,
+      mode: '50ms',
+      concurrency: sizes.throughputConcurrency,
+      durationMs: sizes.throughputDurationMs,
+      onLevel: (level) =>
+        log(
+          `  ${level.concurrency} concurrent: ${level.callsPerS}/s, p99 ${level.latency.p99} ms, RSS ${level.peakRssMb} MB`,
+        ),
+    });
+    const breakersAfter = await markBreakers(environment.breakers, HEALTHY_BREAKER_KEYS);
+    const healthyBreaker = healthyBreakerLoad(
+      breakersBefore,
+      breakersAfter,
+      latency.routedCalls + throughput.routedCalls,
+    );
+
+    log(`breaker outage: ${sizes.outageConcurrency} concurrent × ${sizes.outageDurationMs / 1000} s`);
+    const outage = await measureOutage(link, environment.breakers, fakes['0ms'], {
+      concurrency: sizes.outageConcurrency,
+      durationMs: sizes.outageDurationMs,
+      openingMs: sizes.outageOpeningMs,
+    });
+
+    log('ledger: 10 and 100 callers on one scope');
+    const tag = startedAt.getTime().toString(36);
+    const ledger = {
+      c10: await measureLedger(link, environment.ledgers, {
+        callers: 10,
+        grants: sizes.ledgerGrants.c10,
+        maxDurationMs: sizes.ledgerMaxDurationMs,
+        tag,
+      }),
+      c100: await measureLedger(link, environment.ledgers, {
+        callers: 100,
+        grants: sizes.ledgerGrants.c100,
+        maxDurationMs: sizes.ledgerMaxDurationMs,
+        tag,
+      }),
+    };
+
+    log(`failover: ${sizes.failoverCalls} calls`);
+    await link.send({ kind: 'activityTimings', reset: true });
+    const failover = await measureFailover(link, fakes['0ms'], sizes.failoverCalls, sizes.failoverMaxMs);
+    const failoverTimings = summarizeActivityTimings(
+      await link.send({ kind: 'activityTimings', reset: true }),
+    );
+
+    log('profile: reading histories');
+    const profile: Record<string, CallProfile> = {};
+    for (const mode of LATENCY_MODES) {
+      for (const variant of ['bare', 'routed'] as const) {
+        const { ids, latenciesMs } = latency.lastRound[mode][variant];
+        profile[`${variant} (fake at ${mode})`] = await profileCalls(
+          client,
+          ids.slice(0, sizes.profileCalls),
+          latenciesMs.slice(0, sizes.profileCalls),
+        );
+      }
+    }
+    profile['failover (fake at 0ms)'] = await profileCalls(
+      client,
+      failover.workflowIds.slice(0, sizes.profileCalls),
+      failover.callLatenciesMs.slice(0, sizes.profileCalls),
+    );
+    const cpuShare = cpu.read([environment.server.process.pid!, link.pid]);
+
+    return buildResults({
+      quick,
+      startedAt,
+      durationS: Math.round((Date.now() - startedAt.getTime()) / 1000),
+      machine,
+      cpu: cpuShare,
+      setup,
+      latency,
+      throughput,
+      healthyBreaker,
+      outage,
+      ledger,
+      failover,
+      idleWorkerRssMb: Math.round((idleWorkerRssBytes / 2 ** 20) * 10) / 10,
+      profile,
+      activityTimings: {
+        ...activityTimings,
+        ...Object.fromEntries(
+          Object.entries(failoverTimings).map(([label, summary]) => [`${label} (failover)`, summary]),
+        ),
+      },
+    });
+  } finally {
+    await environment.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const options = parseBenchArguments(process.argv.slice(2));
+  mkdirSync(path.dirname(options.outFile), { recursive: true });
+  log('bundling the workflows');
+  const bundles = await buildBundles();
+  try {
+    if (options.tune) {
+      const tuning = await runTuning(options.sizes, bundles, options.quick, log);
+      writeFileSync(options.outFile, `${JSON.stringify(tuning, null, 2)}\n`);
+      log(`wrote ${path.relative(process.cwd(), options.outFile)}`);
+      return;
+    }
+    const results = await runBench(options.sizes, TUNED_SETUP, bundles, options.quick);
+    writeFileSync(options.outFile, `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${renderTables(results)}\n\n${renderProfile(results)}\n`);
+    log(`wrote ${path.relative(process.cwd(), options.outFile)}`);
+  } finally {
+    bundles.remove();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(
+        `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,227 @@
+// The bench's worker processes, driven over Node IPC by bench/run.ts. Role `driver`: a Switchyard worker, the
+// bare worker and the load driver, all on one connection (so eager start can work). Role `worker`: a plain
+// Switchyard worker, nothing else, whose memory is the worker's own. Started through bench/launch.cjs.
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type ActivityInterceptorsFactory,
+} from '@temporalio/worker';
+import { createActivities } from '../src/activities';
+import { createProviderRegistry, type ProviderRegistry } from '../src/activities/provider-registry';
+import { SwitchyardClient } from '../src/client/switchyard-client';
+import type { Config } from '../src/config/config';
+import { entityTaskQueue } from '../src/workflows/definitions';
+import { createSwitchyardWorker, type SwitchyardWorker } from '../src/worker';
+import { bareCaller } from './bare';
+import { BARE_TASK_QUEUE, createBareActivities } from './bare-activities';
+import { BENCH_KEYS, benchConfig, type FakeBaseUrls } from './bench-config';
+import { directCaller } from './direct';
+import { runLedgerCallers } from './ledger-callers';
+import { closedLoop, sequential, type Call } from './load';
+import {
+  WORKER_ENVIRONMENT,
+  type ActivityTimings,
+  type CallSpec,
+  type Command,
+  type Reply,
+  type Request,
+  type WorkerRole,
+  type WorkerSettings,
+} from './protocol';
+import { routedCaller } from './routed';
+
+/** Most timings kept per activity type between resets. */
+const MAX_TIMINGS = 50_000;
+const DEFAULT_SEQUENTIAL_MAX_MS = 60_000;
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+interface Context {
+  readonly settings: WorkerSettings;
+  readonly config: Config;
+  readonly providers: ProviderRegistry;
+  readonly connection: NativeConnection;
+  readonly taskQueue: string;
+  readonly bundles: { readonly switchyard: string; readonly bare: string };
+}
+
+/** What a role runs and how it answers commands. */
+interface Role {
+  readonly workers: readonly Pick<SwitchyardWorker, 'runUntil'>[];
+  run(command: Command): Promise<unknown>;
+}
+
+function memory(): { rssBytes: number; heapUsedBytes: number } {
+  const usage = process.memoryUsage();
+  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed };
+}
+
+async function plainWorker(context: Context): Promise<Role> {
+  const worker = await createSwitchyardWorker({
+    config: context.config,
+    connection: context.connection,
+    taskQueue: context.taskQueue,
+    providers: context.providers,
+    workflowBundle: { codePath: context.bundles.switchyard },
+    workerOptions: context.settings.workerOptions,
+  });
+  return {
+    workers: [worker],
+    run: async (command) => {
+      if (command.kind === 'memory') return memory();
+      if (command.kind === 'stop') return undefined;
+      throw new Error(`a plain worker process does not run "${command.kind}"`);
+    },
+  };
+}
+
+async function driver(context: Context): Promise<Role> {
+  const { config, connection, providers, settings, taskQueue } = context;
+  // Where the milliseconds go inside the worker: every activity's execution time, local ones included.
+  let timings: ActivityTimings = {};
+  const timingInterceptor: ActivityInterceptorsFactory = (activityContext) => ({
+    inbound: {
+      execute: async (input, next) => {
+        const began = performance.now();
+        try {
+          return await next(input);
+        } finally {
+          const { isLocal, activityType } = activityContext.info;
+          const list = (timings[`${isLocal ? 'local ' : ''}${activityType}`] ??= []);
+          if (list.length < MAX_TIMINGS) list.push(performance.now() - began);
+        }
+      },
+    },
+  });
+  const workerOptions = { ...settings.workerOptions, interceptors: { activity: [timingInterceptor] } };
+  const switchyardWorker = await createSwitchyardWorker({
+    config,
+    connection,
+    taskQueue,
+    providers,
+    workflowBundle: { codePath: context.bundles.switchyard },
+    workerOptions,
+  });
+  const bareWorker = await Worker.create({
+    connection,
+    taskQueue: BARE_TASK_QUEUE,
+    workflowBundle: { codePath: context.bundles.bare },
+    activities: createBareActivities(providers),
+    ...workerOptions,
+  });
+
+  // Eager start needs the client on the worker's own NativeConnection; SwitchyardClient has no option for
+  // it, so an interceptor asks for it on every start and counts how many the server granted.
+  let eagerStarts = 0;
+  const eager: WorkflowClientInterceptor = {
+    startWithDetails: async (input, next) => {
+      const output = await next({ ...input, options: { ...input.options, requestEagerStart: true } });
+      if (output.eagerlyStarted) eagerStarts += 1;
+      return output;
+    },
+  };
+  const client = new Client({ connection, interceptors: { workflow: settings.eagerStart ? [eager] : [] } });
+  // Calls served by another process's worker: no eager start (that worker is not on this connection).
+  const remoteClient = new Client({ connection });
+  const switchyards = new Map<string, SwitchyardClient>([
+    [taskQueue, new SwitchyardClient({ client, taskQueue, config })],
+  ]);
+  const switchyardFor = (queue: string) => {
+    if (!switchyards.has(queue))
+      switchyards.set(queue, new SwitchyardClient({ client: remoteClient, taskQueue: queue, config }));
+    return switchyards.get(queue)!;
+  };
+  // A second reserve path, built exactly as the worker builds its own (one batcher per worker).
+  const { reserveBudget } = createActivities({ config, client, taskQueue: entityTaskQueue(taskQueue) });
+
+  const caller = (spec: CallSpec): Call => {
+    switch (spec.variant) {
+      case 'direct':
+        return directCaller(providers, spec.mode);
+      case 'bare':
+        return bareCaller(client, config, spec.mode);
+      case 'routed':
+        return routedCaller(switchyardFor(spec.taskQueue ?? taskQueue), spec.mode, spec.route, spec.budget);
+    }
+  };
+
+  return {
+    workers: [switchyardWorker, bareWorker],
+    run: async (command) => {
+      switch (command.kind) {
+        case 'sequential': {
+          const before = eagerStarts;
+          const maxDurationMs = command.maxDurationMs ?? DEFAULT_SEQUENTIAL_MAX_MS;
+          const result = await sequential(caller(command.call), command.count, maxDurationMs);
+          return { ...result, eagerStarts: eagerStarts - before };
+        }
+        case 'closedLoop':
+          return closedLoop(caller(command.call), command.concurrency, command.durationMs);
+        case 'ledger':
+          return runLedgerCallers(client, reserveBudget, command);
+        case 'activityTimings': {
+          const current = timings;
+          if (command.reset) timings = {};
+          return current;
+        }
+        case 'memory':
+          return memory();
+        case 'stop':
+          return undefined;
+      }
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const settings = JSON.parse(required(WORKER_ENVIRONMENT.settings)) as WorkerSettings;
+  const config = benchConfig(JSON.parse(required(WORKER_ENVIRONMENT.fakeUrls)) as FakeBaseUrls);
+  const context: Context = {
+    settings,
+    config,
+    providers: createProviderRegistry(config, { ...BENCH_KEYS }),
+    connection: await NativeConnection.connect({ address: required(WORKER_ENVIRONMENT.address) }),
+    taskQueue: required(WORKER_ENVIRONMENT.taskQueue),
+    bundles: JSON.parse(required(WORKER_ENVIRONMENT.bundles)) as Context['bundles'],
+  };
+  const role = (process.env[WORKER_ENVIRONMENT.role] ?? 'driver') as WorkerRole;
+  const { workers, run } = role === 'worker' ? await plainWorker(context) : await driver(context);
+
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.on('message', (message: Request) => {
+    run(message.command).then(
+      (value) => process.send!({ id: message.id, ok: true, value } satisfies Reply),
+      (error: unknown) =>
+        process.send!({
+          id: message.id,
+          ok: false,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        } satisfies Reply),
+    );
+    if (message.command.kind === 'stop') stop();
+  });
+  // The orchestrator going away must not leave this process behind.
+  process.on('disconnect', () => stop());
+
+  const running = Promise.all(workers.map((worker) => worker.runUntil(stopped)));
+  process.send!({ id: 0, ok: true, value: 'ready' } satisfies Reply);
+  await running;
+  await context.connection.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench worker failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
