@@ -51,9 +51,10 @@ export const QUICK_SIZES: BenchSizes = {
   rounds: 2,
   samplesPerRound: 8,
   batchMaxMs: 1_000,
-  throughputConcurrency: [20],
+  throughputConcurrency: [10],
   throughputDurationMs: 2_000,
-  outageConcurrency: 100,
+  // A smoke run: fewer callers than the measurement's 100, so their drain stays short on a slow machine.
+  outageConcurrency: 20,
   outageDurationMs: 6_000,
   outageOpeningMs: 1_000,
   ledgerGrants: { c10: 150, c100: 300 },
@@ -73,7 +74,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --tune] [-- --out <file.json>]
-  --quick   a ~30 s smoke run with small samples (its JSON goes to bench/results/latest-quick.tmp.json)
+  --quick   a smoke run of a minute or so, small samples (its JSON goes to bench/results/latest-quick.tmp.json)
   --tune    run the tuning matrix (engine settings on and off) and write bench/results/tuning.json
   --out     write the JSON to this file instead`;
 
