@@ -1,5 +1,6 @@
 // Jest projects: fast unit rules, provider adapters against the fake HTTP provider, and workflows on a real
-// Temporal dev server (started once by the global setup of the `temporal` project).
+// Temporal dev server (started once by the global setup of the `temporal` project), and the heavier `reliability`
+// suite on the same server.
 const transform = { '^.+\\.ts$': 'ts-jest' };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -14,6 +15,15 @@ module.exports = {
       ...common,
       displayName: 'temporal',
       testMatch: ['<rootDir>/test/temporal/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.ts'],
+    },
+    {
+      // The heavier suite: worker kills, engine restarts and soaks under random faults. Same dev server.
+      ...common,
+      displayName: 'reliability',
+      testMatch: ['<rootDir>/test/reliability/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/long-timeout.ts'],
