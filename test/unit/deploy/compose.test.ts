@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { parseConfig } from '../../../src/config/load-config';
-import { searchAttributeFlags } from '../../../src/engine/dev-server';
+import { DEFAULT_DYNAMIC_CONFIG, searchAttributeFlags } from '../../../src/engine/dev-server';
 
 const root = path.join(__dirname, '../../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -137,6 +137,16 @@ test('every file the stack mounts from this repository exists', () => {
     '/switchyard/register-search-attributes.sh',
   ]);
   expect(existsSync(path.join(root, 'deploy/temporal/dynamicconfig/production-sql.yaml'))).toBe(true);
+});
+
+test('the production server gets every dynamic setting the embedded engine runs with', () => {
+  const production = parse(read('deploy/temporal/dynamicconfig/production-sql.yaml')) as Record<
+    string,
+    { value: unknown }[]
+  >;
+  for (const [key, value] of Object.entries(DEFAULT_DYNAMIC_CONFIG)) {
+    expect([key, production[key]]).toEqual([key, [{ value }]]);
+  }
 });
 
 test('the setup registers exactly Switchyard search attributes, with the types the dev server uses', () => {
