@@ -13,7 +13,8 @@ import {
   initialBreakerState,
   type BreakerState,
 } from '../routing/breaker-state';
-import { admit, AdmitDecision, recordOutcome, type Admission } from '../routing/breaker-transitions';
+import { admit, AdmitDecision, type Admission } from '../routing/breaker-admission';
+import { recordOutcome } from '../routing/breaker-transitions';
 import {
   admitUpdate,
   BREAKER_WORKFLOW_TYPE,

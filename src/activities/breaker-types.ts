@@ -1,7 +1,7 @@
 // Input and output of the breaker-access local activities. Types only; shared with workflow code.
 import type { BreakerPolicy } from '../config/route';
 import type { BreakerOutcome, BreakerStatus } from '../routing/breaker-state';
-import type { AdmitDecision } from '../routing/breaker-transitions';
+import type { AdmitDecision } from '../routing/breaker-admission';
 import type { FailureClass } from '../routing/failure-class';
 
 export interface AdmitTargetInput {

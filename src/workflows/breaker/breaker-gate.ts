@@ -11,7 +11,7 @@ import type { SwitchyardActivities } from '../../activities';
 import type { BreakerPolicy } from '../../config/route';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import { BreakerOutcome, breakerOutcomeOf } from '../../routing/breaker-state';
-import { AdmitDecision } from '../../routing/breaker-transitions';
+import { AdmitDecision } from '../../routing/breaker-admission';
 import type { FailureClass } from '../../routing/failure-class';
 
 /**

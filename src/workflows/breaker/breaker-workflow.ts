@@ -12,7 +12,8 @@ import {
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import { breakerKey, initialBreakerState, type BreakerState } from '../../routing/breaker-state';
-import { admit, recordOutcome, resetBreaker } from '../../routing/breaker-transitions';
+import { admit } from '../../routing/breaker-admission';
+import { recordOutcome, resetBreaker } from '../../routing/breaker-transitions';
 import { SwitchyardMetric } from '../metric-names';
 import {
   admitUpdate,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BreakerPolicySchema } from '../../config/route';
 import { ALL_FAILURE_CLASSES, type FailureClass } from '../../routing/failure-class';
 import { BreakerOutcome, breakerKey, parseBreakerKey, type BreakerState } from '../../routing/breaker-state';
-import type { AdmitDecision } from '../../routing/breaker-transitions';
+import type { AdmitDecision } from '../../routing/breaker-admission';
 
 /** Workflow type of the breaker entity, as listed by visibility queries. */
 export const BREAKER_WORKFLOW_TYPE = 'breakerWorkflow';

@@ -8,12 +8,8 @@ import {
   parseBreakerKey,
   type BreakerState,
 } from '../../../src/routing/breaker-state';
-import {
-  admit,
-  recordOutcome,
-  resetBreaker,
-  type AdmitRequest,
-} from '../../../src/routing/breaker-transitions';
+import { admit, type AdmitRequest } from '../../../src/routing/breaker-admission';
+import { recordOutcome, resetBreaker } from '../../../src/routing/breaker-transitions';
 import {
   ALL_FAILURE_CLASSES,
   FAILURE_CLASS_RULES,
