@@ -1,0 +1,378 @@
+// `npm run histories:record`: runs each workflow path once on a private dev server and writes its history to
+// test/fixtures/histories for the replay test. Script side.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createProviderRegistry } from '../src/activities/provider-registry';
+import { SwitchyardClient } from '../src/client/switchyard-client';
+import type { Config } from '../src/config/config';
+import { parseConfig } from '../src/config/load-config';
+import { startDevServer } from '../src/engine';
+import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
+import { createSwitchyardWorker } from '../src/worker';
+import type { breakerWorkflow } from '../src/workflows/breaker/breaker-workflow';
+import { breakerWorkflowId, stateQuery } from '../src/workflows/breaker/definitions';
+import { entityTaskQueue } from '../src/workflows/definitions';
+import { ledgerWorkflowId, reserveUpdate } from '../src/workflows/ledger/ledger-definitions';
+import type { ledgerWorkflow } from '../src/workflows/ledger/ledger-workflow';
+import {
+  FIXTURE_DIRECTORY,
+  FIXTURE_INDEX_FILE,
+  fixturePath,
+  historyToFixtureJson,
+  secretsIn,
+  type HistoryFixture,
+  type HistoryFixtureIndex,
+} from '../test/support/replay-fixtures';
+import { TEST_API_KEYS } from '../test/support/test-config';
+
+/** A fixed queue: the server is this script's own, and a fixed name keeps re-recorded fixtures comparable. */
+const TASK_QUEUE = 'switchyard-recorder';
+const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
+const answer = { kind: 'answer' as const, text: 'hello', usage: { inputTokens: 10, outputTokens: 5 } };
+const PRICES = { inputUsdPerMillion: 1, cachedInputUsdPerMillion: 0.5, outputUsdPerMillion: 4 };
+/** Breaker cooldown of the breaker and patience scenarios, in milliseconds: short, so recording is quick. */
+const COOLDOWN_MS = 1_500;
+/** Test-only ledger window, in milliseconds, standing in for the configured day. */
+const LEDGER_WINDOW_MS = 3_000;
+
+/**
+ * The test config's providers and keys, with models of their own per scenario (the fake provider scripts by
+ * model, and each breaker entity belongs to one model).
+ */
+function recorderConfig(fake: FakeProvider): Config {
+  const models = (...names: string[]) => Object.fromEntries(names.map((name) => [name, PRICES]));
+  const target = (provider: string, model: string) => ({ provider, model, timeoutMs: 5_000 });
+  return parseConfig({
+    providers: {
+      openai: {
+        kind: 'openai',
+        apiKeyEnv: 'OPENAI_TEST_KEY',
+        baseURL: fake.openaiBaseURL,
+        models: models('failover-primary', 'breaker-model', 'ledger-primary', 'patience-primary', 'digest'),
+      },
+      anthropic: {
+        kind: 'anthropic',
+        apiKeyEnv: 'ANTHROPIC_TEST_KEY',
+        baseURL: fake.anthropicBaseURL,
+        models: models('failover-secondary', 'ledger-secondary', 'patience-secondary'),
+      },
+    },
+    routes: {
+      failover: {
+        targets: [target('openai', 'failover-primary'), target('anthropic', 'failover-secondary')],
+      },
+      breaker: {
+        targets: [target('openai', 'breaker-model')],
+        breaker: { failureThreshold: 1, cooldownMs: COOLDOWN_MS },
+      },
+      ledger: { targets: [target('openai', 'ledger-primary'), target('anthropic', 'ledger-secondary')] },
+      patience: {
+        targets: [target('openai', 'patience-primary'), target('anthropic', 'patience-secondary')],
+        breaker: { failureThreshold: 1, cooldownMs: COOLDOWN_MS },
+      },
+      digest: { targets: [target('openai', 'digest')] },
+    },
+    defaultRoute: 'failover',
+    budgets: {
+      'recorder-failover': { limitUsd: 5 },
+      'recorder-window': { limitUsd: 1, period: 'day' },
+    },
+  });
+}
+
+/** One run of one workflow to record. */
+interface Recorded extends Omit<HistoryFixture, 'events'> {
+  readonly runId: string;
+}
+
+interface ScenarioContext {
+  readonly switchyard: SwitchyardClient;
+  readonly client: Client;
+  readonly fake: FakeProvider;
+}
+
+async function waitFor(what: string, condition: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 600; tries += 1) {
+    if (await condition()) return;
+    await delay(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function runIdOf(client: Client, workflowId: string): Promise<string> {
+  return (await client.workflow.getHandle(workflowId).describe()).runId;
+}
+
+/** (a) The primary answers 429 (fails over), the secondary serves; the budget reserves, releases and settles. */
+async function failoverWithBudget({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  fake.script('failover-primary', { kind: 'error', error: 'rate_limited', retryAfterSeconds: 3 });
+  fake.script('failover-secondary', answer);
+  const handle = await switchyard.start(
+    { route: 'failover', request, budget: 'recorder-failover' },
+    { idempotencyKey: 'recorder-failover' },
+  );
+  const { record } = await handle.result();
+  if (record.servedBy?.model !== 'failover-secondary' || record.fallbacks !== 1)
+    throw new Error(`failover scenario went another way: ${JSON.stringify(record)}`);
+  return [
+    {
+      name: 'routed-call-failover-budget',
+      scenario:
+        'routed call: 429 on the primary fails over, the secondary serves; budget reserve/release/settle',
+      workflowType: 'routedCallWorkflow',
+      workflowId: handle.workflowId,
+      runId: await runIdOf(client, handle.workflowId),
+    },
+  ];
+}
+
+/**
+ * (b) A breaker entity through closed → open → half-open → closed, driven by real routed calls, then an
+ * operator reset: its second update of the run, past `continueAsNewAfterUpdates`, so the run continues as new.
+ */
+async function breakerCycle({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  const workflowId = breakerWorkflowId('openai', 'breaker-model');
+  const breaker = await client.workflow.start<typeof breakerWorkflow>('breakerWorkflow', {
+    taskQueue: entityTaskQueue(TASK_QUEUE),
+    workflowId,
+    args: [{ provider: 'openai', model: 'breaker-model', continueAsNewAfterUpdates: 2 }],
+  });
+  fake.script('breaker-model', { kind: 'error', error: 'server_error' });
+  await switchyard.generate({ route: 'breaker', request }, { idempotencyKey: 'recorder-breaker-opens' }).then(
+    () => Promise.reject(new Error('the breaker scenario expected its first call to fail')),
+    () => undefined,
+  );
+  await waitFor('the breaker to open', async () => (await breaker.query(stateQuery)).state.status === 'open');
+  const opened = await breaker.query(stateQuery);
+  // Past the cooldown, the next call holds the half-open probe; its answer closes the breaker.
+  await delay(Math.max(0, opened.state.openedAtMs! + COOLDOWN_MS - Date.now()) + 200);
+  fake.script('breaker-model', answer);
+  await switchyard.generate({ route: 'breaker', request }, { idempotencyKey: 'recorder-breaker-probe' });
+  await waitFor('the breaker to close', async () => {
+    const { state } = await breaker.query(stateQuery);
+    return state.status === 'closed' && state.transitions.length === 3;
+  });
+  await switchyard.breakers.reset('openai/breaker-model', {
+    by: 'recorder',
+    detail: 'forces continue-as-new',
+  });
+  await waitFor(
+    'the breaker to continue as new',
+    async () => (await breaker.query(stateQuery)).generation === 1,
+  );
+  return [
+    {
+      name: 'breaker-cycle-continue-as-new',
+      scenario: 'breaker entity: closed → open → half-open → closed, an operator reset, then continue-as-new',
+      workflowType: 'breakerWorkflow',
+      workflowId,
+      runId: breaker.firstExecutionRunId,
+    },
+    {
+      name: 'breaker-after-continue-as-new',
+      scenario: 'breaker entity: the run after continue-as-new, started from the carried state',
+      workflowType: 'breakerWorkflow',
+      workflowId,
+      runId: await runIdOf(client, workflowId),
+    },
+  ];
+}
+
+/**
+ * (c) A ledger entity on a short test window: reservations from routed calls that are released (a failed
+ * attempt) and settled (the answer), one abandoned reservation charged when its lease runs out, a window
+ * reset on its durable timer, then continue-as-new after `continueAsNewAfterMessages`.
+ */
+async function ledgerWindow({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  const scope = 'recorder-window';
+  const ledger = await client.workflow.start<typeof ledgerWorkflow>('ledgerWorkflow', {
+    taskQueue: entityTaskQueue(TASK_QUEUE),
+    workflowId: ledgerWorkflowId(scope),
+    args: [{ scope, windowMs: LEDGER_WINDOW_MS, continueAsNewAfterMessages: 8 }],
+  });
+  fake.script('ledger-primary', { kind: 'error', error: 'server_error' });
+  fake.scriptAlways('ledger-primary', answer);
+  fake.scriptAlways('ledger-secondary', answer);
+  let calls = 0;
+  const call = () =>
+    switchyard.generate(
+      { route: 'ledger', request, budget: scope },
+      { idempotencyKey: `recorder-ledger-${++calls}` },
+    );
+  // Reserve, release (the primary's 500), reserve, settle (the secondary's answer).
+  await call();
+  await ledger.executeUpdate(reserveUpdate, {
+    args: [
+      {
+        requests: [
+          {
+            reservationId: 'recorder-abandoned#1',
+            amountNanoUsd: 1_000_000,
+            holder: 'a lost caller',
+            leaseMs: 1_000,
+          },
+        ],
+      },
+    ],
+  });
+  await waitFor('the lease to expire and the window to reset', async () => {
+    const snapshot = await switchyard.ledgers.get(scope);
+    return snapshot?.totals.expired === 1 && snapshot.previousWindow !== null;
+  });
+  await waitFor('the ledger to continue as new', async () => {
+    if ((await runIdOf(client, ledger.workflowId)) !== ledger.firstExecutionRunId) return true;
+    await call();
+    return false;
+  });
+  return [
+    {
+      name: 'ledger-window-continue-as-new',
+      scenario:
+        'ledger entity: reserve, release, settle, an expired lease, a window reset, then continue-as-new',
+      workflowType: 'ledgerWorkflow',
+      workflowId: ledger.workflowId,
+      runId: ledger.firstExecutionRunId,
+    },
+  ];
+}
+
+/** (d) Both targets down: both breakers open, the call sleeps on a durable timer, walks again and is served. */
+async function patience({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  fake.outage('patience-primary');
+  fake.outage('patience-secondary');
+  const handle = await switchyard.start(
+    { route: 'patience', request, patienceMs: 60_000 },
+    { idempotencyKey: 'recorder-patience' },
+  );
+  await waitFor('both targets to fail once', async () => fake.requests.length >= 2);
+  fake.recover('patience-primary');
+  fake.recover('patience-secondary');
+  const { record } = await handle.result();
+  if (record.rounds < 2) throw new Error(`patience scenario did not wait: ${JSON.stringify(record)}`);
+  return [
+    {
+      name: 'routed-call-patience',
+      scenario:
+        'routed call with patience: every target failed over, it slept, walked the route again, served',
+      workflowType: 'routedCallWorkflow',
+      workflowId: handle.workflowId,
+      runId: await runIdOf(client, handle.workflowId),
+    },
+  ];
+}
+
+/** (e) A schedule's run, triggered by hand: the routed call as a child, then delivery to a directory. */
+async function scheduledGeneration({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  fake.scriptAlways('digest', answer);
+  const directory = mkdtempSync(path.join(tmpdir(), 'switchyard-recorder-'));
+  const id = 'recorder-digest';
+  try {
+    await switchyard.schedules.create({
+      id,
+      every: '1h',
+      call: { route: 'digest', request },
+      deliver: { directory },
+      paused: true,
+      note: 'recorded by npm run histories:record',
+    });
+    await switchyard.schedules.trigger(id);
+    let workflowId: string | undefined;
+    await waitFor('the triggered run', async () => {
+      workflowId = (await switchyard.schedules.describe(id)).recentRuns[0]?.workflowId;
+      return workflowId !== undefined;
+    });
+    await client.workflow.getHandle(workflowId!).result();
+    if (readdirSync(directory).length !== 1) throw new Error('the scheduled run delivered no file');
+    await switchyard.schedules.delete(id);
+    return [
+      {
+        name: 'scheduled-generation',
+        scenario: 'scheduled run: the routed call as a child workflow, then delivery to a directory',
+        workflowType: 'scheduledGenerationWorkflow',
+        workflowId: workflowId!,
+        runId: await runIdOf(client, workflowId!),
+      },
+    ];
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const SCENARIOS = [failoverWithBudget, breakerCycle, ledgerWindow, patience, scheduledGeneration];
+
+/**
+ * Fetches every recorded run's history, checks them all, then replaces the folder's fixtures with them (a
+ * scenario that was renamed or dropped leaves no stale file behind).
+ */
+async function writeFixtures(client: Client, recorded: readonly Recorded[]): Promise<void> {
+  const secrets = Object.values(TEST_API_KEYS);
+  const files: { fixture: HistoryFixture; json: string }[] = [];
+  for (const { runId, ...fixture } of recorded) {
+    const history = await client.workflow.getHandle(fixture.workflowId, runId).fetchHistory();
+    const json = `${historyToFixtureJson(history)}\n`;
+    // API keys must never reach workflow history; a fixture that holds one is a bug to fix, not to commit.
+    if (secretsIn(json, secrets).length > 0)
+      throw new Error(`the history of ${fixture.name} contains an API key; nothing written`);
+    files.push({ fixture: { ...fixture, events: history.events?.length ?? 0 }, json });
+  }
+  mkdirSync(FIXTURE_DIRECTORY, { recursive: true });
+  for (const file of readdirSync(FIXTURE_DIRECTORY))
+    if (file.endsWith('.json')) rmSync(path.join(FIXTURE_DIRECTORY, file));
+  for (const { fixture, json } of files) {
+    writeFileSync(fixturePath(fixture.name), json);
+    console.log(
+      `recorded ${fixture.name}: ${fixture.workflowType} ${fixture.workflowId}, ${fixture.events} events`,
+    );
+  }
+  const index: HistoryFixtureIndex = {
+    recordedBy: 'npm run histories:record',
+    sdkVersion: (require('@temporalio/worker/package.json') as { version: string }).version,
+    histories: files.map(({ fixture }) => fixture),
+  };
+  writeFileSync(path.join(FIXTURE_DIRECTORY, FIXTURE_INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
+}
+
+async function main(): Promise<void> {
+  // Failed attempts are part of the scenarios and log as warnings.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const server = await startDevServer({ headless: true });
+  const fake = await startFakeProvider();
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    const client = new Client({ connection });
+    const config = recorderConfig(fake);
+    const worker = await createSwitchyardWorker({
+      config,
+      connection: nativeConnection,
+      taskQueue: TASK_QUEUE,
+      providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+    });
+    const switchyard = new SwitchyardClient({ client, taskQueue: TASK_QUEUE, config });
+    const recorded = await worker.runUntil(
+      (async () => {
+        const all: Recorded[] = [];
+        for (const scenario of SCENARIOS) {
+          fake.reset();
+          all.push(...(await scenario({ switchyard, client, fake })));
+        }
+        return all;
+      })(),
+    );
+    await writeFixtures(client, recorded);
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+    await fake.close();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
