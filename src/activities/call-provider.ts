@@ -2,7 +2,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureClass } from '../routing/failure-class';
-import { ProviderError } from '../providers/types';
+import { safeIdentifier } from '../providers/provider-failure';
+import { ProviderError, type Usage } from '../providers/types';
 import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';
 import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
 
@@ -13,6 +14,15 @@ function attemptFailure(
 ): ApplicationFailure {
   // Non-retryable: the workflow, not Temporal, decides whether and where to try again.
   return ApplicationFailure.create({ type: failureClass, message, nonRetryable: true, details: [details] });
+}
+
+/**
+ * The token counts of a failed answer without the provider's own usage object: failure details go into
+ * history, and only what we built ourselves may go there (the counts are all the ledger needs).
+ */
+function countsOnly(usage: Usage): Usage {
+  const { inputTokens, cachedInputTokens, outputTokens } = usage;
+  return { inputTokens, cachedInputTokens, outputTokens, raw: {} };
 }
 
 export function createCallProvider(registry: ProviderRegistry) {
@@ -34,13 +44,15 @@ export function createCallProvider(registry: ProviderRegistry) {
       return { result, latencyMs: elapsed() };
     } catch (error) {
       if (error instanceof ProviderError) {
+        // Only the reduced facts cross into history: the message was built by the adapter from the class,
+        // status, code and request id, never from the provider's response text.
         const { status, providerCode, retryAfterMs, requestId, requestSent, usage } = error.details;
         throw attemptFailure(error.failureClass, error.message, {
           ...(status !== undefined ? { status } : {}),
           ...(providerCode !== undefined ? { providerCode } : {}),
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
           ...(requestId !== undefined ? { requestId } : {}),
-          ...(usage !== undefined ? { usage } : {}),
+          ...(usage !== undefined ? { usage: countsOnly(usage) } : {}),
           requestSent,
           latencyMs: elapsed(),
         });
@@ -52,9 +64,10 @@ export function createCallProvider(registry: ProviderRegistry) {
           latencyMs: elapsed(),
         });
       }
+      // Anything else is a bug in an adapter; its name says which, its message may hold response text.
       throw attemptFailure(
         FailureClass.invalidResponse,
-        `unexpected adapter error: ${(error as Error).name}`,
+        `unexpected adapter error: ${safeIdentifier((error as Error | undefined)?.name) ?? 'unnamed'}`,
         {
           requestSent: true,
           latencyMs: elapsed(),

@@ -13,18 +13,24 @@ export interface FailureFacts {
   readonly usage?: Usage;
 }
 
-/** Provider codes and request ids are kept only when they look like identifiers (no free text). */
+/**
+ * Provider codes and request ids are kept only when they look like identifiers: no spaces, quotes or
+ * punctuation beyond `_ . : -`, so no sentence of provider text (which may echo the prompt or part of
+ * the key, like OpenAI's "Incorrect API key provided: sk-...abcd") can pass as one.
+ */
 const IDENTIFIER = /^[\w.:-]{1,100}$/;
 
-function identifier(value: unknown): string | undefined {
+/** `value` when it is an identifier-shaped string (see above), else undefined. */
+export function safeIdentifier(value: unknown): string | undefined {
   return typeof value === 'string' && IDENTIFIER.test(value) ? value : undefined;
 }
 
 /**
  * A ProviderError whose message is assembled only from the failure class, HTTP status, provider code,
- * request id and our own `reason`, so neither the API key nor the provider's response text (which can
- * echo parts of the key or the prompt) can leak into workflow history or logs.
- * @param label the adapter, e.g. `openai`
+ * request id and our own `reason`, e.g. `openai gpt-4o: 429 rate_limited (rate_limit_exceeded, request
+ * req_123)`. Neither the API key nor the provider's response text (which can echo parts of the key or
+ * the prompt) can reach it, and so neither can reach workflow history, logs or the caller's error.
+ * @param label who failed: the configured provider name and the model, e.g. `openai gpt-4o`
  * @param reason a fixed phrase written by the adapter, never provider text
  */
 export function providerFailure(
@@ -33,14 +39,13 @@ export function providerFailure(
   facts: FailureFacts,
   reason?: string,
 ): ProviderError {
-  const providerCode = identifier(facts.providerCode);
-  const requestId = identifier(facts.requestId);
-  const parts = [
-    facts.status !== undefined ? `HTTP ${facts.status}` : undefined,
-    providerCode,
-    requestId !== undefined ? `request ${requestId}` : undefined,
-  ].filter((part): part is string => part !== undefined);
-  const message = `${label}: ${failureClass}${reason ? ` (${reason})` : ''}${parts.length > 0 ? ` [${parts.join(', ')}]` : ''}`;
+  const providerCode = safeIdentifier(facts.providerCode);
+  const requestId = safeIdentifier(facts.requestId);
+  const headline = [facts.status, failureClass].filter((part) => part !== undefined).join(' ');
+  const notes = [reason, providerCode, requestId !== undefined ? `request ${requestId}` : undefined].filter(
+    (part): part is string => part !== undefined && part !== '',
+  );
+  const message = `${label}: ${headline}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
   return new ProviderError(message, failureClass, {
     requestSent: facts.requestSent,
     ...(facts.status !== undefined ? { status: facts.status } : {}),

@@ -3,7 +3,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { GenerationRequest } from '../../config/request';
 import { FailureClass } from '../../routing/failure-class';
 import { AttemptAbort } from '../attempt-abort';
-import { providerFailure } from '../provider-failure';
+import { providerFailure, safeIdentifier } from '../provider-failure';
+import { messageOnlyLogger } from '../sdk-logger';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
 import { AnthropicStreamAccumulator } from './accumulate-stream';
 import { classifyAnthropicError } from './classify-error';
@@ -20,6 +21,11 @@ export interface AnthropicMessagesProviderConfig {
 
 const REQUEST_ID_HEADER = 'request-id';
 
+/** The provider's request id header, kept only when it is identifier-shaped (it is recorded in history). */
+function readRequestId(response: Response): string | null {
+  return safeIdentifier(response.headers.get(REQUEST_ID_HEADER)) ?? null;
+}
+
 export class AnthropicMessagesProvider implements LanguageModelProvider {
   readonly name: string;
   readonly kind = 'anthropic' as const;
@@ -32,34 +38,33 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
     this.client = new Anthropic({
       apiKey: config.apiKey,
       maxRetries: 0,
+      // The SDK logs unparsable stream chunks (and, at debug, bodies) beside its messages; keep only those.
+      logger: messageOnlyLogger(`${config.name} (anthropic SDK)`),
       ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
     });
   }
 
   async generate(model: string, request: GenerationRequest, options: CallOptions): Promise<GenerationResult> {
     const body = convertRequest(model, request);
+    // Errors name the provider and the model, never anything the provider wrote.
+    const label = `${this.name} ${model}`;
     if (options.signal?.aborted) {
-      throw providerFailure(
-        this.name,
-        FailureClass.cancelled,
-        { requestSent: false },
-        'aborted before sending',
-      );
+      throw providerFailure(label, FailureClass.cancelled, { requestSent: false }, 'aborted before sending');
     }
     const attempt = new AttemptAbort(options.signal, options.timeoutMs);
     // Passing `timeout` also stops the SDK refusing large non-streaming max_tokens ("streaming required").
     const requestOptions = { timeout: options.timeoutMs, signal: attempt.signal };
     let requestId: string | null = null;
-    const context = (): ResponseContext => ({ label: this.name, provider: this.name, model, requestId });
+    const context = (): ResponseContext => ({ label, provider: this.name, model, requestId });
     try {
       if (!options.stream) {
         const call = this.client.messages.create(body, requestOptions);
         // Read the headers first so an unparsable body still reports its request id.
-        requestId = (await call.asResponse()).headers.get(REQUEST_ID_HEADER);
+        requestId = readRequestId(await call.asResponse());
         return convertAnthropicResponse(await call, context());
       }
       const call = this.client.messages.create({ ...body, stream: true }, requestOptions);
-      requestId = (await call.asResponse()).headers.get(REQUEST_ID_HEADER);
+      requestId = readRequestId(await call.asResponse());
       const accumulator = new AnthropicStreamAccumulator();
       for await (const event of await call) {
         accumulator.add(event);
@@ -72,7 +77,7 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
     } catch (error) {
       throw classifyAnthropicError(error, {
         abort: attempt.state(),
-        label: this.name,
+        label,
         ...(requestId !== null ? { requestId } : {}),
       });
     } finally {

@@ -21,6 +21,7 @@ import {
   classifyAbort,
   classifyTransportError,
   isAbortError,
+  safeIdentifier,
   toProviderError,
   type Classification,
 } from '../provider-failure';
@@ -30,7 +31,7 @@ import { ProviderError } from '../types';
 export interface ClassifyContext {
   /** Who had aborted the attempt when it failed. @default neither */
   readonly abort?: AbortState;
-  /** Prefix of the error message, e.g. the configured provider name. @default 'anthropic' */
+  /** Who failed, prefixing the error message: the configured provider name and the model. @default 'anthropic' */
   readonly label?: string;
   /** Current time in epoch milliseconds, for `retry-after` dates. @default Date.now() */
   readonly nowMs?: number;
@@ -124,7 +125,8 @@ function classify(error: unknown, context: ClassifyContext): Classification {
     return { failureClass: FailureClass.unavailable, facts: { requestSent }, reason: 'connection failed' };
   }
   if (error instanceof APIError) {
-    const providerCode = error.errorCode ?? error.type ?? undefined;
+    // The first of code and type that is identifier-shaped: a free-text code must not hide the type.
+    const providerCode = safeIdentifier(error.errorCode) ?? safeIdentifier(error.type);
     const retryAfterMs = parseRetryAfterMs(error.headers, context.nowMs);
     return {
       failureClass: classifyStatusError(error),

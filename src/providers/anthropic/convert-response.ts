@@ -6,7 +6,7 @@ import type { GenerationResult, ToolCall, Usage } from '../types';
 import { mapAnthropicStopReason } from './map-finish-reason';
 
 export interface ResponseContext {
-  /** Prefix of error messages (the configured provider name). */
+  /** Prefix of error messages: the configured provider name and the model, e.g. `anthropic claude-haiku-4-5`. */
   readonly label: string;
   readonly provider: string;
   /** The model that was asked for; used when the response does not name one. */

@@ -17,6 +17,7 @@ import {
   classifyAbort,
   classifyTransportError,
   isAbortError,
+  safeIdentifier,
   toProviderError,
   type Classification,
 } from '../provider-failure';
@@ -26,7 +27,7 @@ import { ProviderError } from '../types';
 export interface ClassifyContext {
   /** Who had aborted the attempt when it failed. @default neither */
   readonly abort?: AbortState;
-  /** Prefix of the error message, e.g. the configured provider name. @default 'openai' */
+  /** Who failed, prefixing the error message: the configured provider name and the model. @default 'openai' */
   readonly label?: string;
   /** Current time in epoch milliseconds, for `retry-after` dates. @default Date.now() */
   readonly nowMs?: number;
@@ -100,7 +101,8 @@ function classify(error: unknown, context: ClassifyContext): Classification {
     return { failureClass: FailureClass.unavailable, facts: { requestSent }, reason: 'connection failed' };
   }
   if (error instanceof APIError) {
-    const providerCode = error.code || error.type || undefined;
+    // The first of code and type that is identifier-shaped: a free-text code must not hide the type.
+    const providerCode = safeIdentifier(error.code) ?? safeIdentifier(error.type);
     const retryAfterMs = parseRetryAfterMs(error.headers, context.nowMs);
     return {
       failureClass: classifyStatusError(error),

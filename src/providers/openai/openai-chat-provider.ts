@@ -2,7 +2,8 @@
 import OpenAI from 'openai';
 import type { GenerationRequest } from '../../config/request';
 import { AttemptAbort } from '../attempt-abort';
-import { providerFailure } from '../provider-failure';
+import { providerFailure, safeIdentifier } from '../provider-failure';
+import { messageOnlyLogger } from '../sdk-logger';
 import { FailureClass } from '../../routing/failure-class';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
 import { OpenAIStreamAccumulator } from './accumulate-stream';
@@ -21,6 +22,11 @@ export interface OpenAIChatProviderConfig {
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
+/** The provider's request id header, kept only when it is identifier-shaped (it is recorded in history). */
+function readRequestId(response: Response): string | null {
+  return safeIdentifier(response.headers.get(REQUEST_ID_HEADER)) ?? null;
+}
+
 export class OpenAIChatProvider implements LanguageModelProvider {
   readonly name: string;
   readonly kind: 'openai' | 'openai-compatible';
@@ -35,36 +41,35 @@ export class OpenAIChatProvider implements LanguageModelProvider {
     this.client = new OpenAI({
       apiKey: config.apiKey,
       maxRetries: 0,
+      // The SDK logs unparsable stream chunks (and, at debug, bodies) beside its messages; keep only those.
+      logger: messageOnlyLogger(`${config.name} (openai SDK)`),
       ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
     });
   }
 
   async generate(model: string, request: GenerationRequest, options: CallOptions): Promise<GenerationResult> {
     const body = convertRequest(model, request, this.maxTokensField);
+    // Errors name the provider and the model, never anything the provider wrote.
+    const label = `${this.name} ${model}`;
     if (options.signal?.aborted) {
-      throw providerFailure(
-        this.name,
-        FailureClass.cancelled,
-        { requestSent: false },
-        'aborted before sending',
-      );
+      throw providerFailure(label, FailureClass.cancelled, { requestSent: false }, 'aborted before sending');
     }
     const attempt = new AttemptAbort(options.signal, options.timeoutMs);
     const requestOptions = { timeout: options.timeoutMs, signal: attempt.signal };
     let requestId: string | null = null;
-    const context = (): ResponseContext => ({ label: this.name, provider: this.name, model, requestId });
+    const context = (): ResponseContext => ({ label, provider: this.name, model, requestId });
     try {
       if (!options.stream) {
         const call = this.client.chat.completions.create(body, requestOptions);
         // Read the headers first so an unparsable body still reports its request id.
-        requestId = (await call.asResponse()).headers.get(REQUEST_ID_HEADER);
+        requestId = readRequestId(await call.asResponse());
         return convertOpenAIResponse(await call, context());
       }
       const call = this.client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
         requestOptions,
       );
-      requestId = (await call.asResponse()).headers.get(REQUEST_ID_HEADER);
+      requestId = readRequestId(await call.asResponse());
       const accumulator = new OpenAIStreamAccumulator(this.kind === 'openai');
       for await (const chunk of await call) {
         accumulator.add(chunk);
@@ -79,7 +84,7 @@ export class OpenAIChatProvider implements LanguageModelProvider {
     } catch (error) {
       throw classifyOpenAIError(error, {
         abort: attempt.state(),
-        label: this.name,
+        label,
         ...(requestId !== null ? { requestId } : {}),
       });
     } finally {

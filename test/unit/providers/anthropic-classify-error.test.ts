@@ -170,7 +170,7 @@ describe('classifyAnthropicError', () => {
     const serialized = `${failure.message} ${JSON.stringify(failure)}`;
     expect(serialized).not.toContain('SECRET');
     expect(failure.message).toBe(
-      `anthropic: authentication [HTTP 401, authentication_error, request ${REQUEST_ID}]`,
+      `anthropic: 401 authentication (authentication_error, request ${REQUEST_ID})`,
     );
   });
 });

@@ -217,7 +217,7 @@ describe('classifyOpenAIError', () => {
     const serialized = `${failure.message} ${JSON.stringify(failure)}`;
     expect(serialized).not.toContain('WXYZ');
     expect(serialized).not.toContain('Incorrect API key');
-    expect(failure.message).toBe(`openai: authentication [HTTP 401, invalid_api_key, request ${REQUEST_ID}]`);
+    expect(failure.message).toBe(`openai: 401 authentication (invalid_api_key, request ${REQUEST_ID})`);
   });
 
   it('uses the request id from already received headers for errors raised after them', () => {
