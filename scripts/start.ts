@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { AesGcmCodec } from '../src/codec/aes-gcm-codec';
+import { readCodecKeyring } from '../src/codec/codec-key';
+import { startCodecServer, type CodecServer } from '../src/codec/codec-server';
 import type { Config } from '../src/config/config';
 import { configPath, loadConfig, parseConfig } from '../src/config/load-config';
 import type { DevServer } from '../src/engine';
@@ -30,10 +33,13 @@ Options:
   --port <port>        Temporal front end (gRPC)                  default: 7233
   --ui-port <port>     Temporal Web UI                            default: 8233
   --db <file>          SQLite file of the dev server              default: .temporal/dev.db
+  --codec-port <port>  codec server for the Web UI, run when SWITCHYARD_CODEC_KEY is set   default: 8888
   --no-worker          only the dev server (and fake provider): run workers yourself
   -h, --help           this text
 
-The worker's metrics are at http://127.0.0.1:9464/metrics (SWITCHYARD_METRICS_PORT=<port>|off).`;
+The worker's metrics are at http://127.0.0.1:9464/metrics (SWITCHYARD_METRICS_PORT=<port>|off).
+With SWITCHYARD_CODEC_KEY set, prompts and answers are encrypted in history and the Web UI decodes them
+through a local codec server (see "switchyard codec-server --help").`;
 
 function port(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -96,6 +102,7 @@ async function main(): Promise<void> {
       port: { type: 'string' },
       'ui-port': { type: 'string' },
       db: { type: 'string' },
+      'codec-port': { type: 'string' },
       'no-worker': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -114,10 +121,12 @@ async function main(): Promise<void> {
   let server: DevServer | undefined;
   let fake: FakeProvider | undefined;
   let stack: WorkerAndClient | undefined;
+  let codecServer: CodecServer | undefined;
   const stop = async () => {
     await stack?.close().catch(() => undefined);
     await fake?.close();
     await server?.stop();
+    await codecServer?.close();
   };
   try {
     heading(
@@ -126,7 +135,23 @@ async function main(): Promise<void> {
     const ports = { port: port('port', values.port, 7233), uiPort: port('ui-port', values['ui-port'], 8233) };
     await ensureFree(ports.port, '--port');
     await ensureFree(ports.uiPort, '--ui-port');
-    server = await startServerWithProgress({ ...ports, dbFilename });
+    // With a codec key the worker encrypts payloads; the Web UI reads them through a local codec server.
+    const keyring = readCodecKeyring();
+    if (keyring) {
+      const codecPort = port('codec-port', values['codec-port'], 8888);
+      await ensureFree(codecPort, '--codec-port');
+      const uiOrigins = [`http://127.0.0.1:${ports.uiPort}`, `http://localhost:${ports.uiPort}`];
+      codecServer = await startCodecServer({
+        codec: new AesGcmCodec(keyring),
+        port: codecPort,
+        allowedOrigins: uiOrigins,
+      });
+    }
+    server = await startServerWithProgress({
+      ...ports,
+      dbFilename,
+      ...(codecServer ? { uiCodecEndpoint: codecServer.url } : {}),
+    });
 
     const startFakeProvider = async () => {
       fake = await startFake({ port: port('fake-port', values['fake-port'], 4010) });
@@ -152,6 +177,8 @@ async function main(): Promise<void> {
     heading('Running — Ctrl-C stops everything');
     say(`  Temporal          ${server.address}   (export TEMPORAL_ADDRESS=${server.address})`);
     say(`  Web UI            ${server.uiUrl}`);
+    if (codecServer)
+      say(`  codec server      ${codecServer.url}   (payloads encrypted; the Web UI decodes them here)`);
     if (fake)
       say(
         `  fake provider     ${fake.url}   (OpenAI base URL ${fake.openaiBaseURL}, Anthropic ${fake.anthropicBaseURL})`,

@@ -7,7 +7,26 @@ export type {
   RoutedCallInspection,
 } from './client/switchyard-client';
 export { connectClient, connectWorker } from './client/connection';
-export type { ConnectionSettings } from './client/connection';
+export type { ConnectionSettings, ClientSettings } from './client/connection';
+export {
+  AesGcmCodec,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  UnknownCodecKeyError,
+  PayloadDecryptionError,
+} from './codec/aes-gcm-codec';
+export {
+  readCodecKeyring,
+  createCodecKeyring,
+  deriveKeyId,
+  CodecKeyError,
+  CODEC_KEY_VARIABLES,
+} from './codec/codec-key';
+export type { CodecKey, CodecKeyring } from './codec/codec-key';
+export { dataConverterFromEnvironment, encryptingDataConverter } from './codec/data-converter';
+export { MissingKeyCodec, CodecKeyMissingError } from './codec/missing-key-codec';
+export { startCodecServer, CodecRequestError, DEFAULT_CODEC_ORIGINS } from './codec/codec-server';
+export type { CodecServer, CodecServerOptions } from './codec/codec-server';
 export { RoutedCallError, InvalidRequestError } from './client/errors';
 export { loadConfig, parseConfig, ConfigError } from './config/load-config';
 export type { Config, ConfigInput } from './config/config';

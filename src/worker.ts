@@ -1,5 +1,6 @@
 // The worker's composition root: config → activities, workflows, connection. Node side; runnable as a script.
 import { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -10,6 +11,7 @@ import {
 import { createActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
 import { connectWorker, type ConnectionSettings } from './client/connection';
+import { resolveDataConverter } from './codec/data-converter';
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
 import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
@@ -28,6 +30,12 @@ export interface SwitchyardWorkerOptions {
   readonly workflowBundle?: WorkerOptions['workflowBundle'];
   /** Extra worker options (concurrency, pollers, cache size). */
   readonly workerOptions?: Partial<WorkerOptions>;
+  /**
+   * How payloads are converted and encoded, for both workers and the client the activities reach the entities
+   * with; clients of these workers need the same one.
+   * @default from SWITCHYARD_CODEC_KEY: AES-256-GCM payload encryption when it is set, else the SDK's default
+   */
+  readonly dataConverter?: DataConverter;
 }
 
 export function taskQueueFromEnvironment(): string {
@@ -53,12 +61,19 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const namespace = options.namespace ?? 'default';
   const taskQueue = options.taskQueue ?? taskQueueFromEnvironment();
   const entities = entityTaskQueue(taskQueue);
-  const client = new Client({ connection: options.connection, namespace });
+  const dataConverter = resolveDataConverter(options.dataConverter);
+  // The activities' client starts and updates entity workflows: it must encode payloads as the workers do.
+  const converter = dataConverter ? { dataConverter } : {};
+  const client = new Client({ connection: options.connection, namespace, ...converter });
   const workflowSource = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
     : {
         workflowBundle: await bundleWorkflowCode({
           workflowsPath: require.resolve('./workflows'),
+          // Workflow failures use the same failure converter as the activities (encrypted messages, see codec/).
+          ...(dataConverter?.failureConverterPath
+            ? { failureConverterPath: dataConverter.failureConverterPath }
+            : {}),
           // webpack's build report is noise at a worker's start; its warnings and errors still show.
           logger: new DefaultLogger('WARN'),
         }),
@@ -68,6 +83,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     namespace,
     taskQueue,
     ...workflowSource,
+    ...converter,
     activities: createActivities({
       config: options.config,
       client,
@@ -81,6 +97,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     namespace,
     taskQueue: entities,
     ...workflowSource,
+    ...converter,
   });
   const workers = [calls, entityWorker];
   return {

@@ -2,6 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
+import { dataConverterFromEnvironment } from '../../src/codec/data-converter';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import type { Config } from '../../src/config/config';
 import { startDevServer, type DevServer, type DevServerOptions } from '../../src/engine';
@@ -33,6 +34,8 @@ export async function startWorkerAndClient(
   config: Config,
   environment: NodeJS.ProcessEnv,
 ): Promise<WorkerAndClient> {
+  // Payload encryption when SWITCHYARD_CODEC_KEY is set: the worker and this client must share it.
+  const dataConverter = dataConverterFromEnvironment(environment);
   const nativeConnection = await NativeConnection.connect({ address });
   const worker = await withProgress(
     'bundling workflows and starting the worker',
@@ -40,10 +43,12 @@ export async function startWorkerAndClient(
       config,
       connection: nativeConnection,
       providers: createProviderRegistry(config, environment),
+      dataConverter: dataConverter ?? {},
     }),
   );
   const connection = await Connection.connect({ address });
-  const switchyard = new SwitchyardClient({ client: new Client({ connection }), config });
+  const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });
+  const switchyard = new SwitchyardClient({ client, config });
   return {
     worker,
     switchyard,

@@ -1,8 +1,11 @@
 // Opens the CLI's Temporal connection and recognises an unreachable server. Node side.
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { connectClient } from '../client/connection';
+import { CodecKeyError } from '../codec/codec-key';
+import { dataConverterFromEnvironment } from '../codec/data-converter';
+import { MissingKeyCodec } from '../codec/missing-key-codec';
 import { SwitchyardClient } from '../client/switchyard-client';
-import { temporalUnreachable } from './cli-errors';
+import { temporalUnreachable, UsageError } from './cli-errors';
 import type { GlobalOptions } from './global-options';
 
 /** gRPC status UNAVAILABLE; the number is fixed by the gRPC spec, so no need to import grpc-js for it. */
@@ -23,9 +26,18 @@ export function isTemporalUnavailable(error: unknown): boolean {
 
 /** Connects with the global options; any failure to connect becomes a {@link TemporalUnreachableError}. */
 export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConnection> {
+  let dataConverter;
+  try {
+    // Encrypted payloads (SWITCHYARD_CODEC_KEY) must be readable by `show` and `call`; a bad key is a usage error.
+    // Without a key, encrypted payloads fail with a message naming the variable, not "Unknown encoding".
+    dataConverter = dataConverterFromEnvironment() ?? { payloadCodecs: [new MissingKeyCodec()] };
+  } catch (error) {
+    if (error instanceof CodecKeyError) throw new UsageError(error.message);
+    throw error;
+  }
   let temporal: Client;
   try {
-    temporal = await connectClient({ address: globals.address, namespace: globals.namespace });
+    temporal = await connectClient({ address: globals.address, namespace: globals.namespace, dataConverter });
   } catch (error) {
     throw temporalUnreachable(globals, error);
   }

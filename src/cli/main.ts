@@ -46,7 +46,17 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'run a Switchyard worker until SIGINT / SIGTERM',
     load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand,
   },
+  'codec-server': {
+    summary: 'serve the payload codec, so the Web UI and CLI can read encrypted prompts and answers',
+    load: () =>
+      (require('./commands/codec-server') as typeof import('./commands/codec-server')).codecServerCommand,
+  },
 };
+
+/** The command named `name`; an own entry only, so `constructor` or `__proto__` is an unknown command. */
+function commandEntry(name: string): CommandEntry | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
 
 function topLevelHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length), 'help'.length);
@@ -130,13 +140,13 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
       io.stdout.write(topLevelHelp());
       return ExitCode.ok;
     }
-    const entry = COMMANDS[topic];
+    const entry = commandEntry(topic);
     if (!entry || extra.length)
       return reportError(new UsageError(`no help for "${commandArguments.join(' ')}"`), undefined, io);
     io.stdout.write(entry.load().help());
     return ExitCode.ok;
   }
-  const entry = COMMANDS[commandName];
+  const entry = commandEntry(commandName);
   if (!entry) {
     const known = [...Object.keys(COMMANDS), 'help'].join(', ');
     return reportError(

@@ -1,7 +1,9 @@
 // Connects to Temporal by Temporal's own conventions (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles, TLS, API key). Node side.
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection } from '@temporalio/worker';
+import { resolveDataConverter } from '../codec/data-converter';
 
 export interface ConnectionSettings {
   /** `host:port` of the Temporal front end. @default `TEMPORAL_ADDRESS`, else the profile, else 'localhost:7233' */
@@ -21,11 +23,21 @@ function resolveSettings(settings: ConnectionSettings) {
   };
 }
 
+export interface ClientSettings extends ConnectionSettings {
+  /**
+   * How payloads are converted and encoded; it must match the workers' so both can read each other's payloads.
+   * @default from SWITCHYARD_CODEC_KEY: AES-256-GCM payload encryption when it is set, else the SDK's default
+   */
+  readonly dataConverter?: DataConverter;
+}
+
 /** A client for starting and reading workflows. Close it with `client.connection.close()`. */
-export async function connectClient(settings: ConnectionSettings = {}): Promise<Client> {
+export async function connectClient(settings: ClientSettings = {}): Promise<Client> {
   const { connectionOptions, namespace } = resolveSettings(settings);
+  // Read before connecting: a bad codec key is a settings error, not an unreachable server.
+  const dataConverter = resolveDataConverter(settings.dataConverter);
   const connection = await Connection.connect(connectionOptions);
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
 }
 
 /** A worker-side connection with the same settings. */

@@ -35,7 +35,11 @@ import { routedCallStaticDetails } from './call-details';
 import { staticSummary } from './request-digest';
 
 export interface SwitchyardClientOptions {
-  /** A connected Temporal client (see `connectClient`). */
+  /**
+   * A connected Temporal client (see `connectClient`). Its data converter must match the workers': with
+   * payload encryption on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY) or pass
+   * `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   */
   readonly client: Client;
   /** @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */
   readonly taskQueue?: string;

@@ -27,6 +27,11 @@ export interface DevServerOptions {
   readonly startupTimeoutMs?: number;
   /** Where server output goes. @default 'ignore' */
   readonly output?: 'ignore' | 'inherit';
+  /**
+   * Remote codec server the Web UI decodes payloads with (`--ui-codec-endpoint`), e.g. a `switchyard
+   * codec-server` URL. Ignored when `headless`. @default none (encrypted payloads show as ciphertext)
+   */
+  readonly uiCodecEndpoint?: string;
 }
 
 export interface DevServer {
@@ -99,6 +104,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   } else {
     const uiPort = options.uiPort ?? (await freePort(ip));
     args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
+    if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
     uiUrl = `http://${ip}:${uiPort}`;
   }
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
