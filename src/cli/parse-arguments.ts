@@ -22,15 +22,42 @@ function quotedOption(message: string): string | undefined {
   return /'(-{1,2}[^' ]+)[^']*'/.exec(message)?.[1];
 }
 
-function describeParseError(error: unknown): string {
+/**
+ * The first option in `argv` that `flags` does not declare, exactly as written (`--a b`, `-x`). Read from the
+ * tokens of a lenient parse: the error message quotes it in a way a name with quotes cannot survive.
+ */
+function unknownOption(argv: readonly string[], flags: FlagTable): string | undefined {
+  for (const token of lenientTokens(argv, flags)) {
+    if (token.kind === 'option' && !Object.hasOwn(flags, token.name)) return token.rawName;
+  }
+  return undefined;
+}
+
+/** The first positional argument in `argv`, exactly as written (it may hold quotes, like `it's`). */
+function firstPositional(argv: readonly string[], flags: FlagTable): string | undefined {
+  const token = lenientTokens(argv, flags).find((candidate) => candidate.kind === 'positional');
+  return token?.kind === 'positional' ? token.value : undefined;
+}
+
+function lenientTokens(argv: readonly string[], flags: FlagTable) {
+  return parseArgs({
+    args: [...argv],
+    options: parseArgsOptions(flags),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  }).tokens;
+}
+
+function describeParseError(error: unknown, argv: readonly string[], flags: FlagTable): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   const option = quotedOption(message);
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${option ?? message}`;
+      return `unknown option ${unknownOption(argv, flags) ?? option ?? message}`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return `unexpected argument "${/'([^']*)'/.exec(message)?.[1] ?? message}"`;
+      return `unexpected argument "${firstPositional(argv, flags) ?? /'([^']*)'/.exec(message)?.[1] ?? message}"`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (!option) return message;
       if (message.includes('argument missing')) return `${option} needs a value`;
@@ -60,7 +87,7 @@ export function parseCommandArguments(
       tokens: true,
     });
   } catch (error) {
-    throw new UsageError(describeParseError(error));
+    throw new UsageError(describeParseError(error, argv, flags));
   }
   // parseArgs keeps the last of repeated flags silently; a repeated `--route` is more likely a mistake.
   const seen = new Set<string>();

@@ -1,12 +1,14 @@
 // The flags of `switchyard schedule`: when it runs, what it asks, where results go; read into definitions and changes. Node side.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import type { ScheduleChange } from '../client/schedule-change';
 import { DurationError, parseDuration } from '../config/duration';
 import type { GenerationRequestInput } from '../config/request';
 import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-call-input';
 import {
   OVERLAP_POLICIES,
+  ScheduleDefinitionSchema,
   type DeliverySpec,
   type OverlapPolicy,
   type ScheduleDefinitionInput,
@@ -225,6 +227,46 @@ export function readTriggerOverlap(parsed: ParsedArguments): OverlapPolicy | und
   return overlapFlag(stringFlag(parsed, 'overlap'));
 }
 
+/** Schedule-definition fields and the flag that sets each, so a refused definition names what to change. */
+const FLAG_BY_SCHEDULE_FIELD: readonly (readonly [field: string, flag: string])[] = [
+  ['id', 'the schedule <id>'],
+  ['every', '--every'],
+  ['cron', '--cron'],
+  ['timezone', '--timezone'],
+  ['overlap', '--overlap'],
+  ['catchupWindow', '--catchup-window'],
+  ['note', '--note'],
+  ['budget', '--budget'],
+  ['deliver.webhookUrl', '--deliver-webhook'],
+  ['deliver.directory', '--deliver-dir'],
+  ['deliver', '--deliver-webhook / --deliver-dir'],
+  ['call.request.messages', '--prompt / --file / --request'],
+  ['call.request.system', '--system'],
+  ['call.request.maxOutputTokens', '--max-output-tokens'],
+  ['call.request.temperature', '--temperature'],
+  ['call.route', '--route'],
+  ['call.budget', '--budget'],
+  ['call.deadlineMs', '--deadline-ms'],
+  ['call.patienceMs', '--patience'],
+  ['call', '--request'],
+];
+
+/**
+ * Checks a definition against the schema `schedules.create` applies, so a bad cron expression, time zone,
+ * interval or request file is refused before connecting; the message names the field and the flag behind it.
+ */
+export function checkDefinition(definition: ScheduleDefinitionInput): ScheduleDefinitionInput {
+  const parsed = ScheduleDefinitionSchema.safeParse(definition);
+  if (parsed.success) return definition;
+  const field = parsed.error.issues[0]?.path.join('.') ?? '';
+  const flag = FLAG_BY_SCHEDULE_FIELD.find(
+    ([prefix]) => field === prefix || field.startsWith(`${prefix}.`),
+  )?.[1];
+  throw new UsageError(
+    `invalid request at ${field || 'its root'}${flag ? ` (${flag})` : ''}:\n${z.prettifyError(parsed.error)}`,
+  );
+}
+
 /** The definition `schedule create <id>` asks for; the schema checks it again (and names fields). */
 export async function readDefinition(id: string, parsed: ParsedArguments): Promise<ScheduleDefinitionInput> {
   const when = readWhen(parsed);
@@ -237,14 +279,19 @@ export async function readDefinition(id: string, parsed: ParsedArguments): Promi
   const deliver = readDelivery(parsed);
   if (booleanFlag(parsed, 'no-deliver'))
     throw new UsageError('--no-deliver applies to "schedule update" only');
-  return {
+  return checkDefinition({
     id,
     ...when,
     call,
     ...(deliver ? { deliver } : {}),
     paused: booleanFlag(parsed, 'paused'),
-  };
+  });
 }
+
+/** The call an update's flags are checked on: any valid call, since the flags replace what they name. */
+const STAND_IN_CALL: RoutedCallInputValue = {
+  request: { messages: [{ role: 'user', content: 'stand-in' }] },
+};
 
 /** What `schedule update <id>` changes, as a function of the current definition (the call is patched). */
 export async function readChange(
@@ -274,6 +321,18 @@ export async function readChange(
   if (!callChanges && Object.keys(change).length === 0) {
     throw new UsageError('nothing to change: give the flags of what should change (see --help)');
   }
+  // What the flags say on their own is checked before connecting, on a stand-in for the current schedule;
+  // what depends on the current one (a time zone for an interval schedule) is left to `schedules.update`.
+  const standInWhen =
+    when.cron !== undefined || when.timezone !== undefined ? { cron: '@daily' } : { every: '1h' };
+  checkDefinition({
+    id: 'update',
+    ...(when.every === undefined && when.cron === undefined ? standInWhen : {}),
+    ...when,
+    call: buildCall(STAND_IN_CALL, source, flags, patienceMs),
+    ...(budget !== undefined ? { budget } : {}),
+    ...(deliver ? { deliver } : {}),
+  });
   return (current) =>
     callChanges
       ? { ...change, call: buildCall(current.call, source, { ...callFlags, stream: false }, patienceMs) }

@@ -6,6 +6,11 @@ import { RouteSpecSchema } from './route';
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 
+/** `record[key]` when it is the record's own entry; inherited members (`constructor`, `toString`) are not. */
+export function ownEntry<Value>(record: Readonly<Record<string, Value>>, key: string): Value | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 export const ConfigSchema = z
   .object({
     providers: z.record(z.string().regex(NAME, 'provider names are letters, digits, . _ -'), ProviderSchema),
@@ -20,16 +25,17 @@ export const ConfigSchema = z
     budgets: z.record(BudgetScopeSchema, BudgetSchema).optional(),
   })
   .superRefine((config, context) => {
+    // Names are looked up as own keys: `constructor` or `__proto__` must not find Object.prototype's members.
     for (const [routeName, route] of Object.entries(config.routes)) {
       route.targets.forEach((target, index) => {
-        const provider = config.providers[target.provider];
+        const provider = ownEntry(config.providers, target.provider);
         if (!provider) {
           context.addIssue({
             code: 'custom',
             path: ['routes', routeName, 'targets', index, 'provider'],
             message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(', ') || 'none'})`,
           });
-        } else if (!provider.models[target.model]) {
+        } else if (!ownEntry(provider.models, target.model)) {
           context.addIssue({
             code: 'custom',
             path: ['routes', routeName, 'targets', index, 'model'],
@@ -38,7 +44,7 @@ export const ConfigSchema = z
         }
       });
     }
-    if (config.defaultRoute !== undefined && !config.routes[config.defaultRoute]) {
+    if (config.defaultRoute !== undefined && !ownEntry(config.routes, config.defaultRoute)) {
       context.addIssue({
         code: 'custom',
         path: ['defaultRoute'],

@@ -1,6 +1,6 @@
 // Resolves a route reference (a name or an inline spec) against the config. Pure: no I/O, no Temporal.
 import { z } from 'zod';
-import type { Config } from './config';
+import { ownEntry, type Config } from './config';
 import type { ResolvedRoute } from './resolved-route';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
 import { FAILOVER_CLASSES } from '../routing/failure-class';
@@ -25,7 +25,7 @@ export function resolveRoute(config: Config, reference: RouteReference): Resolve
   if (reference === undefined || typeof reference === 'string') {
     name = reference ?? config.defaultRoute ?? '';
     if (!name) throw new RouteResolutionError('no route given and the config has no defaultRoute', 'route');
-    spec = config.routes[name];
+    spec = ownEntry(config.routes, name);
     if (!spec) {
       const known = Object.keys(config.routes).join(', ') || 'none';
       throw new RouteResolutionError(`unknown route "${name}" (configured: ${known})`, 'route');
@@ -44,13 +44,13 @@ export function resolveRoute(config: Config, reference: RouteReference): Resolve
   }
 
   const targets = spec.targets.map((target, index) => {
-    const provider = config.providers[target.provider];
+    const provider = ownEntry(config.providers, target.provider);
     if (!provider)
       throw new RouteResolutionError(
         `unknown provider "${target.provider}"`,
         `route.targets.${index}.provider`,
       );
-    const model = provider.models[target.model];
+    const model = ownEntry(provider.models, target.model);
     if (!model) {
       throw new RouteResolutionError(
         `provider "${target.provider}" has no model "${target.model}"`,

@@ -1,11 +1,33 @@
 // Input of the routed-call workflow: zod schema shared by the client and the workflow. Workflow-safe.
 import { z } from 'zod';
 import { GenerationRequestSchema } from './request';
-import { RouteSpecSchema } from './route';
+import { RouteSpecSchema, type RouteSpecInput } from './route';
+
+const RouteNameSchema = z.string().min(1);
+
+/**
+ * A configured route's name, or an inline route. Checked by the value's type rather than by `z.union`, whose
+ * refusal of an inline route with one bad field is a bare "Invalid input" at `route`: this way the error names
+ * the field inside it (`route.targets.0.provider`).
+ */
+const RouteReferenceSchema = z.custom<string | RouteSpecInput>().transform((value, context) => {
+  if (typeof value !== 'string' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    context.addIssue({
+      code: 'custom',
+      input: value,
+      message: "a route is a configured route's name or an inline route object",
+    });
+    return z.NEVER;
+  }
+  const parsed = (typeof value === 'string' ? RouteNameSchema : RouteSpecSchema).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) context.addIssue(issue as z.core.$ZodRawIssue);
+  return z.NEVER;
+});
 
 export const RoutedCallInputSchema = z.object({
   /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
-  route: z.union([z.string().min(1), RouteSpecSchema]).optional(),
+  route: RouteReferenceSchema.optional(),
   request: GenerationRequestSchema,
   /** Budget scope charged for this call (a team, a project, a schedule). */
   budget: z.string().min(1).max(200).optional(),

@@ -2,9 +2,10 @@
 import { validateCallInput } from '../../client/switchyard-client';
 import { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
+import { routedCallWorkflowId } from '../../workflows/definitions';
 import type { Command } from '../command';
 import type { CommandIo } from '../command-io';
-import { temporalUnreachable } from '../cli-errors';
+import { temporalUnreachable, UsageError } from '../cli-errors';
 import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
@@ -20,6 +21,9 @@ import {
   REQUEST_FLAGS,
 } from '../request-flags';
 import { untilInterrupted } from '../until-interrupted';
+
+/** Temporal's default cap on a workflow id (the server's `limit.maxIDLength`), in bytes. */
+const MAX_WORKFLOW_ID_BYTES = 1_000;
 
 const OUTPUT_FLAGS = {
   json: {
@@ -87,6 +91,16 @@ export const callCommand: Command = {
     const globals = readGlobalOptions(parsed);
     const json = booleanFlag(parsed, 'json');
     const idempotencyKey = readIdempotencyKey(parsed);
+    // The key becomes the workflow id, which Temporal caps (`limit.maxIDLength`): refuse it here, by name,
+    // rather than as a bare "Failed to start Workflow" from the server.
+    if (
+      idempotencyKey !== undefined &&
+      Buffer.byteLength(routedCallWorkflowId(idempotencyKey)) > MAX_WORKFLOW_ID_BYTES
+    ) {
+      throw new UsageError(
+        `--idempotency-key is too long: the workflow id it makes (${routedCallWorkflowId('<key>')}) may hold at most ${MAX_WORKFLOW_ID_BYTES} bytes`,
+      );
+    }
     const requestFlags = readRequestFlags(parsed);
     const prompt = await readPrompt({
       positionals: parsed.positionals,

@@ -1,5 +1,5 @@
 // `switchyard ledger <scope>`: a budget scope's limit, spend and open reservations; sets its limit. Node side.
-import type { BudgetLimitChange } from '../../config/budget';
+import { BudgetScopeSchema, MAX_LIMIT_USD, type BudgetLimitChange } from '../../config/budget';
 import { LEDGER_PERIODS, type LedgerPeriod } from '../../routing/ledger-window';
 import { temporalUnreachable, UsageError } from '../cli-errors';
 import type { Command } from '../command';
@@ -84,6 +84,9 @@ export function readLimitChange(parsed: ParsedArguments): BudgetLimitChange | un
   if (limitUsd !== undefined && unlimited) throw new UsageError('give --limit-usd or --unlimited, not both');
   if (limitUsd !== undefined && limitUsd < 0)
     throw new UsageError(`--limit-usd must not be negative, got ${limitUsd}`);
+  // Checked here as well as by the client, so an out-of-range limit is refused before connecting.
+  if (limitUsd !== undefined && limitUsd > MAX_LIMIT_USD)
+    throw new UsageError(`--limit-usd must be at most ${MAX_LIMIT_USD}, got ${limitUsd}`);
   if (limitUsd === undefined && !unlimited) {
     if (period !== undefined)
       throw new UsageError('--period changes a limit: give it with --limit-usd or --unlimited');
@@ -105,6 +108,8 @@ export const ledgerCommand: Command = {
     const [scope, ...extra] = parsed.positionals;
     if (scope === undefined || scope.trim() === '') throw new UsageError('missing the budget <scope>');
     if (extra.length) throw new UsageError(`expected one scope, got ${parsed.positionals.length}`);
+    if (!BudgetScopeSchema.safeParse(scope).success)
+      throw new UsageError(`the budget <scope> is 1-200 characters, got ${scope.length}`);
     const change = readLimitChange(parsed);
 
     const connection = await connectSwitchyard(globals);

@@ -114,7 +114,9 @@ const HELP = renderHelp({
 function readAction(parsed: ParsedArguments): { action: Action; id: string | undefined } {
   const [word, id, ...extra] = parsed.positionals;
   if (word === undefined) throw new UsageError(`missing the action (${ACTIONS.join(', ')})`);
-  const action = ALIASES[word] ?? (ACTIONS.includes(word as Action) ? (word as Action) : undefined);
+  // An own alias only: `constructor` or `__proto__` must not find Object.prototype's members.
+  const alias = Object.hasOwn(ALIASES, word) ? ALIASES[word] : undefined;
+  const action = alias ?? (ACTIONS.includes(word as Action) ? (word as Action) : undefined);
   if (!action) throw new UsageError(`unknown action "${word}" (actions: ${ACTIONS.join(', ')})`);
   if (action === 'list') {
     if (id !== undefined) throw new UsageError(`"schedule list" takes no argument, got "${id}"`);
