@@ -1,5 +1,5 @@
 // Builds provider clients from the config and the worker's environment, once per provider. Worker side.
-import type { Config } from '../config/config';
+import { ownEntry, type Config } from '../config/config';
 import { createProvider } from '../providers';
 import type { LanguageModelProvider } from '../providers/types';
 
@@ -34,7 +34,7 @@ export function createProviderRegistry(
     get(providerName) {
       const existing = clients.get(providerName);
       if (existing) return existing;
-      const providerConfig = config.providers[providerName];
+      const providerConfig = ownEntry(config.providers, providerName);
       if (!providerConfig) throw new UnknownProviderError(providerName);
       const apiKey = environment[providerConfig.apiKeyEnv];
       if (!apiKey) throw new MissingApiKeyError(providerName, providerConfig.apiKeyEnv);

@@ -4,7 +4,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { budgetLimit, BudgetScopeSchema } from '../config/budget';
-import type { Config } from '../config/config';
+import { ownEntry, type Config } from '../config/config';
 import { ledgerStartOperation } from '../client/ledgers';
 import type { ReservationDecision, ReservationRequest } from '../routing/ledger-state';
 import {
@@ -30,7 +30,7 @@ const ReserveBudgetInputSchema = z.object({ scope: BudgetScopeSchema, request: R
  */
 export function createReservationSender(client: Client, taskQueue: string, config: Config): SendReservations {
   return async (scope, requests) => {
-    const budget = config.budgets?.[scope];
+    const budget = config.budgets && ownEntry(config.budgets, scope);
     const batch: ReserveBatch = {
       requests: [...requests],
       ...(budget ? { declaredLimit: budgetLimit(budget) } : {}),

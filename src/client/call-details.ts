@@ -1,5 +1,5 @@
 // The static details a routed call starts with in the Temporal UI: route, targets, request digest. Node side.
-import type { Config } from '../config/config';
+import { ownEntry, type Config } from '../config/config';
 import type { RoutedCallInput } from '../config/routed-call-input';
 import type { Target } from '../config/route';
 import { requestDigest } from './request-digest';
@@ -23,7 +23,7 @@ function routeLines(input: RoutedCallInput, config: Config | undefined): string[
     return ['**Route** inline', '', ...input.route.targets.map(describeTarget)];
   }
   const name = input.route ?? config?.defaultRoute;
-  const spec = name !== undefined ? config?.routes[name] : undefined;
+  const spec = name !== undefined && config ? ownEntry(config.routes, name) : undefined;
   const label = name ?? 'the default route';
   if (!spec) return [`**Route** ${label}`, '', 'targets: resolved by the worker (see the attempts)'];
   return [`**Route** ${label}`, '', ...spec.targets.map(describeTarget)];

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
+import type { ResolvedRoute } from '../config/resolved-route';
 import {
   RoutedCallInputSchema,
   type RoutedCallInput,
@@ -43,7 +44,10 @@ export interface SwitchyardClientOptions {
   readonly client: Client;
   /** @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */
   readonly taskQueue?: string;
-  /** Config used by `plan`; @default loaded from `SWITCHYARD_CONFIG` on first use */
+  /**
+   * Config used by `plan`, and by `start` to refuse an unknown route or a missing required budget before
+   * starting. @default none for `start` (the workers check); `plan` loads `SWITCHYARD_CONFIG` on first use
+   */
   readonly config?: Config;
 }
 
@@ -90,15 +94,33 @@ export function validateCallInput(input: RoutedCallInputValue): RoutedCallInput 
   return parsed.data;
 }
 
-/** What a call would do now, planned against `config`; needs no Temporal connection. */
-export function planRoutedCall(config: Config, input: RoutedCallInputValue): CallPlan {
-  const validated = validateCallInput(input);
+/** The call's route resolved against `config`; an unknown route, provider or model names its field. */
+function resolveCallRoute(config: Config, call: RoutedCallInput): ResolvedRoute {
   try {
-    const route = resolveRoute(config, validated.route);
-    return planCall(route, validated.request, validated.deadlineMs);
+    return resolveRoute(config, call.route);
   } catch (error) {
     if (error instanceof RouteResolutionError) throw new InvalidRequestError(error.message, error.field);
     throw error;
+  }
+}
+
+/** What a call would do now, planned against `config`; needs no Temporal connection. */
+export function planRoutedCall(config: Config, input: RoutedCallInputValue): CallPlan {
+  const validated = validateCallInput(input);
+  return planCall(resolveCallRoute(config, validated), validated.request, validated.deadlineMs);
+}
+
+/**
+ * Refuses, before anything starts, a call the workers would refuse for its route: one they cannot resolve,
+ * or one without a budget scope on a route that requires it. The workers check again against their config.
+ */
+function checkCallAgainstConfig(config: Config, call: RoutedCallInput): void {
+  const route = resolveCallRoute(config, call);
+  if (route.requireBudget && call.budget === undefined) {
+    throw new InvalidRequestError(
+      `route ${route.name} requires a budget scope and the call names none`,
+      'budget',
+    );
   }
 }
 
@@ -131,6 +153,7 @@ export class SwitchyardClient {
   /** Starts a routed call and returns a handle to it. */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
+    if (this.config) checkCallAgainstConfig(this.config, validated);
     const workflowId = options.idempotencyKey
       ? routedCallWorkflowId(options.idempotencyKey)
       : routedCallWorkflowId(randomUUID());

@@ -1,6 +1,7 @@
 // Routed calls on a real dev server: deadline, cancellation, idempotency, input validation, history contents.
 import { setTimeout as delay } from 'node:timers/promises';
 import { InvalidRequestError } from '../../src/client/errors';
+import { SwitchyardClient } from '../../src/client/switchyard-client';
 import { startHarness, type Harness } from '../support/harness';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { TEST_API_KEYS } from '../support/test-config';
@@ -75,9 +76,24 @@ test('a bad request is refused at the client with the field named, and nothing s
   expect(harness.fake.requests).toHaveLength(0);
 });
 
-test('an unknown route fails the workflow as InvalidRequest naming the route', async () => {
+test('a client with the config refuses an unknown route before starting anything', async () => {
+  await harness.withWorker(async (switchyard) => {
+    await expect(switchyard.start({ route: 'nope', request })).rejects.toThrow(InvalidRequestError);
+    await expect(switchyard.start({ route: 'nope', request })).rejects.toMatchObject({ field: 'route' });
+    const inline = { route: { targets: [{ provider: 'openai', model: 'no-such-model' }] }, request };
+    await expect(switchyard.start(inline)).rejects.toMatchObject({ field: 'route.targets.0.model' });
+  });
+  expect(harness.fake.requests).toHaveLength(0);
+});
+
+test('without a config at the client, an unknown route fails the workflow as InvalidRequest naming the route', async () => {
   const error = await expectRoutedCallError(
-    harness.withWorker((switchyard) => switchyard.generate({ route: 'nope', request })),
+    harness.withWorker((_switchyard, taskQueue) =>
+      new SwitchyardClient({ client: harness.temporal.client, taskQueue }).generate({
+        route: 'nope',
+        request,
+      }),
+    ),
   );
   expect(error.type).toBe('InvalidRequest');
   expect(error.message).toContain('unknown route "nope"');

@@ -1,4 +1,6 @@
 // Plain examples of the bugs the bad-input fuzz found, kept so each stays fixed. Pure, no server.
+import { createProviderRegistry, UnknownProviderError } from '../../../src/activities/provider-registry';
+import { routedCallStaticDetails } from '../../../src/client/call-details';
 import { InvalidRequestError } from '../../../src/client/errors';
 import { validateCallInput } from '../../../src/client/switchyard-client';
 import type { CommandIo } from '../../../src/cli/command-io';
@@ -67,6 +69,21 @@ test.each([
     expect((error as RouteResolutionError).field).toBe(field);
   },
 );
+
+test('static details of a call on a route named after an Object.prototype member leave the targets to the worker', () => {
+  const details = routedCallStaticDetails(
+    validateCallInput({ route: 'constructor', request: { messages: [{ role: 'user', content: 'hi' }] } }),
+    config,
+  );
+  expect(details).toContain('targets: resolved by the worker');
+});
+
+test('the provider registry does not find a provider named after an Object.prototype member', () => {
+  const registry = createProviderRegistry(config, {});
+  for (const name of ['constructor', 'toString', '__proto__']) {
+    expect(() => registry.get(name)).toThrow(UnknownProviderError);
+  }
+});
 
 test('an inline route with one bad field is refused at that field, not as "Invalid input" at route', () => {
   const input = {
