@@ -1,4 +1,6 @@
 // The fake provider's public API: start a scripted OpenAI + Anthropic HTTP server on 127.0.0.1.
+import type { FakeProviderKind } from './provider-wire';
+import { RandomFaults, type RandomFaultKind, type RandomFaultOptions } from './random-faults';
 import { ScenarioBook, type FakeOutageOptions } from './scenario-book';
 import { FakeHttpServer } from './server';
 import {
@@ -10,6 +12,13 @@ import {
 import { FakeScenarioSchema, type FakeScenario } from './scenario';
 
 export { ANY_MODEL, type FakeOutageOptions } from './scenario-book';
+export {
+  DEFAULT_RANDOM_FAULT_WEIGHTS,
+  RandomFaultKind,
+  randomFaultSequence,
+  type RandomFaultOptions,
+  type RandomFaultWeights,
+} from './random-faults';
 export { SCENARIO_HEADER } from './server';
 export { FakeErrorName, FakeScenarioSchema, type FakeScenario, type FakeScenarioKind } from './scenario';
 export {
@@ -56,6 +65,14 @@ export interface FakeProvider {
   outage(model: string, options?: FakeOutageOptions): void;
   /** Ends the outage of `model`. */
   recover(model: string): void;
+  /**
+   * Serves seeded random faults (weights as data) to every request that no outage, queue or standing
+   * scenario claims, until `reset()`: the same seed gives the same kinds in the same request order per
+   * (provider, model). Replaces any earlier random faults.
+   */
+  randomFaults(options: RandomFaultOptions): void;
+  /** The random fault kinds served so far to `provider/model` (provider: `openai` or `anthropic`), oldest first. */
+  randomFaultsServed(provider: FakeProviderKind, model: string): readonly RandomFaultKind[];
   /** Forgets all scripts, outages, the request log, counters and billed usage. */
   reset(): void;
   /** Every request received since start or `reset()`, oldest first. */
@@ -70,6 +87,7 @@ export interface FakeProvider {
 
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const book = new ScenarioBook();
+  let randomFaults: RandomFaults | undefined;
   const log = new TrafficLog();
   const host = options.host ?? '127.0.0.1';
   const server = new FakeHttpServer(
@@ -109,9 +127,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     recover(model) {
       book.endOutage(model);
     },
+    randomFaults(faultOptions) {
+      randomFaults = new RandomFaults(faultOptions);
+      book.setRandomFaults(randomFaults);
+    },
+    randomFaultsServed: (provider, model) => randomFaults?.drawn(provider, model) ?? [],
     reset() {
       book.clear();
       log.clear();
+      randomFaults = undefined;
     },
     get requests() {
       return log.requests;

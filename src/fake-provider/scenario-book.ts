@@ -1,4 +1,5 @@
 // Per-model scripting state of the fake provider: queued scenarios, standing scenarios and outages.
+import type { RandomFaults } from './random-faults';
 import type { FakeErrorName, FakeScenario } from './scenario';
 
 /** Scripts keyed by this model name apply to every model that has no script of its own. */
@@ -22,7 +23,7 @@ interface Outage {
 const DEFAULT_OUTAGE_ERROR: FakeErrorName = 'overloaded';
 
 /** Where a scenario came from, for the request log. */
-export type ScenarioSource = 'header' | 'outage' | 'queue' | 'standing' | 'default';
+export type ScenarioSource = 'header' | 'outage' | 'queue' | 'standing' | 'random' | 'default';
 
 export interface ResolvedScenario {
   readonly scenario: FakeScenario | undefined;
@@ -33,6 +34,7 @@ export class ScenarioBook {
   private readonly queues = new Map<string, FakeScenario[]>();
   private readonly standing = new Map<string, FakeScenario>();
   private readonly outages = new Map<string, Outage>();
+  private randomFaults: RandomFaults | undefined;
 
   /** Appends scenarios that each serve exactly one request, in order. */
   enqueue(model: string, scenarios: readonly FakeScenario[]): void {
@@ -58,17 +60,24 @@ export class ScenarioBook {
     this.outages.delete(model);
   }
 
+  /** Draws a scenario for every request no outage, queue or standing scenario claims (until `clear()`). */
+  setRandomFaults(faults: RandomFaults | undefined): void {
+    this.randomFaults = faults;
+  }
+
   clear(): void {
     this.queues.clear();
     this.standing.clear();
     this.outages.clear();
+    this.randomFaults = undefined;
   }
 
   /**
    * Picks the scenario for one request: an active outage first (it fails everything), then the queue,
-   * then the standing scenario; the model's own scripts before the `*` ones. Consumes a queue entry.
+   * then the standing scenario; the model's own scripts before the `*` ones; then a random fault, drawn from
+   * the `provider/model` stream. Consumes a queue entry or a draw.
    */
-  resolve(model: string, now: number): ResolvedScenario {
+  resolve(model: string, now: number, provider: string): ResolvedScenario {
     for (const key of [model, ANY_MODEL]) {
       const outage = this.outages.get(key);
       if (outage && now >= outage.from && now < outage.until)
@@ -82,6 +91,8 @@ export class ScenarioBook {
       const scenario = this.standing.get(key);
       if (scenario) return { scenario, source: 'standing' };
     }
+    if (this.randomFaults?.applies(model))
+      return { scenario: this.randomFaults.next(provider, model), source: 'random' };
     return { scenario: undefined, source: 'default' };
   }
 }

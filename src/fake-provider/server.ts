@@ -107,7 +107,7 @@ export class FakeHttpServer {
     };
     const now = Date.now();
     const resolved =
-      typeof parsed === 'string' ? undefined : this.resolveScenario(request, parsed.model, now);
+      typeof parsed === 'string' ? undefined : this.resolveScenario(request, wire, parsed.model, now);
     const chosen = resolved && !('invalid' in resolved) ? resolved : undefined;
 
     const tally = this.log.record({
@@ -162,11 +162,12 @@ export class FakeHttpServer {
 
   private resolveScenario(
     request: IncomingMessage,
+    wire: ProviderWire,
     model: string,
     now: number,
   ): ResolvedScenario | { invalid: string } {
     const header = request.headers[SCENARIO_HEADER];
-    if (typeof header !== 'string') return this.book.resolve(model, now);
+    if (typeof header !== 'string') return this.book.resolve(model, now, wire.provider);
     const result = FakeScenarioSchema.safeParse(parseJson(header));
     if (!result.success) return { invalid: `${SCENARIO_HEADER}: ${z.prettifyError(result.error)}` };
     return { scenario: result.data, source: 'header' };
