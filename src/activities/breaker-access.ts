@@ -189,8 +189,16 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
         staticSummary: breakerStaticSummary(input.provider, input.model),
       },
     );
-    // The entity applies the same rule to its own state; until the hint expires, assume it agreed.
-    if (local.changed) hints.applyLocally(key, local.state);
+    // The entity applies the same rule to its own state; until the hint expires, assume it agreed. Except for
+    // an opening: concurrent reports reach the entity in another order than they changed this view (a success
+    // between two failures ends the streak there), so only the entity's own word may make callers skip a target.
+    if (
+      local.changed &&
+      local.state.status === BreakerStatus.open &&
+      hint.state.status === BreakerStatus.closed
+    )
+      hints.forget(key);
+    else if (local.changed) hints.applyLocally(key, local.state);
     return { sent: true };
   }
 

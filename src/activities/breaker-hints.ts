@@ -84,6 +84,11 @@ export class BreakerHints {
     if (known) this.hints.set(key, { ...known, state, exists: true });
   }
 
+  /** Drops the view of `key`, so the next caller reads the entity. */
+  forget(key: string): void {
+    this.hints.delete(key);
+  }
+
   /**
    * Runs `body` after every earlier body for the same key has finished: a worker sends one breaker update
    * per key at a time, and each caller decides again with the answer of the one before it.

@@ -50,7 +50,12 @@ export interface BreakerTicket {
 
 export type BreakerAdmission =
   | { readonly admitted: true; readonly probe: boolean; readonly ticket: BreakerTicket }
-  | { readonly admitted: false; readonly retryAtMs: number };
+  | {
+      readonly admitted: false;
+      readonly retryAtMs: number;
+      /** The breaker could not be reached at all: the target is treated as open, though it may not be. */
+      readonly unreachable?: true;
+    };
 
 export interface AdmitOptions {
   /**
@@ -113,7 +118,7 @@ export async function admitOnBreaker(
       breaker: `${target.provider}/${target.model}`,
       error: error.cause?.message ?? error.message,
     });
-    return { admitted: false, retryAtMs: Date.now() + UNREACHABLE_RETRY_MS };
+    return { admitted: false, retryAtMs: Date.now() + UNREACHABLE_RETRY_MS, unreachable: true };
   }
 }
 

@@ -23,7 +23,13 @@ export interface BudgetShortfall {
 
 export type GateDecision =
   | { readonly admitted: true; readonly pass: AttemptPass }
-  | { readonly admitted: false; readonly reason: typeof SkipReason.circuitOpen; readonly retryAtMs: number }
+  | {
+      readonly admitted: false;
+      readonly reason: typeof SkipReason.circuitOpen;
+      readonly retryAtMs: number;
+      /** The breaker could not be reached, so the target was treated as open. */
+      readonly unreachable?: true;
+    }
   | {
       readonly admitted: false;
       readonly reason: typeof SkipReason.overBudget;
@@ -56,7 +62,12 @@ export async function admitAttempt(request: GateRequest): Promise<GateDecision> 
   const { route, target, attempt, boundNanoUsd } = request;
   const admission = await admitOnBreaker(route, target, attempt, request.forceProbe ? { force: true } : {});
   if (!admission.admitted)
-    return { admitted: false, reason: SkipReason.circuitOpen, retryAtMs: admission.retryAtMs };
+    return {
+      admitted: false,
+      reason: SkipReason.circuitOpen,
+      retryAtMs: admission.retryAtMs,
+      ...(admission.unreachable ? { unreachable: true } : {}),
+    };
   const refuse = async (shortfall: BudgetShortfall): Promise<GateDecision> => {
     // The attempt never happens: give back the probe (or nothing, for a plain admission).
     await reportToBreaker(admission.ticket, { succeeded: false, failureClass: FailureClass.cancelled });

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   CancelledFailure,
   isCancellation,
+  patched,
   sleep,
   upsertMemo,
 } from '@temporalio/workflow';
@@ -35,6 +36,13 @@ const MIN_ATTEMPT_MS = 250;
 /** Backoff before retrying the same target when it gave no Retry-After, doubled per retry. */
 const RETRY_BACKOFF_MS = 200;
 const MAX_RETRY_WAIT_MS = 10_000;
+/**
+ * Patch id of the deadline check between admission and attempt. Histories recorded before it never saw the
+ * check, so they replay without it (the marker is written only when the check stops a call).
+ */
+const DEADLINE_AFTER_ADMISSION_PATCH = 'deadline-after-admission';
+/** The message of a `circuit_open` skip whose breaker could not be reached (it was treated as open). */
+const BREAKER_UNREACHABLE_MESSAGE = 'breaker unreachable: treated as open';
 
 /** The skips of a walk that made no request, for choosing its failure. */
 interface Skips {
@@ -210,11 +218,32 @@ export class RouteWalk {
         planned,
         outcome: AttemptOutcome.skipped,
         skipReason: decision.reason,
+        // Say so when the circuit was not known to be open: the record must not blame a healthy target.
+        ...(decision.reason === SkipReason.circuitOpen && decision.unreachable
+          ? { message: BREAKER_UNREACHABLE_MESSAGE }
+          : {}),
         latencyMs: 0,
         costNanoUsd: 0,
         costKnown: true,
       });
       return 'skipped';
+    }
+    const remaining = this.remainingMs();
+    if (remaining !== undefined && remaining < MIN_ATTEMPT_MS && patched(DEADLINE_AFTER_ADMISSION_PATCH)) {
+      // The breaker and the ledger took the rest of the deadline (a busy ledger can hold a reservation for
+      // seconds). The attempt's timeout would be tiny or negative: Temporal refuses a negative one and fails the
+      // workflow task, whose retry abandons this reservation (charged in full when its lease ends) or restarts
+      // the deadline's clock. Give back the reservation and any probe instead; nothing was sent.
+      await settleAttempt(decision.pass, {
+        succeeded: false,
+        failureClass: FailureClass.cancelled,
+        charge: { costNanoUsd: 0, costKnown: true },
+      });
+      throw routingFailure(
+        RoutedCallFailureType.deadlineExceeded,
+        'the call deadline passed while the attempt was being admitted',
+        this.log.record(),
+      );
     }
     return this.attempt(planned, decision.pass, boundNanoUsd);
   }
