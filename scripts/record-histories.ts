@@ -27,13 +27,12 @@ import {
   type HistoryFixture,
   type HistoryFixtureIndex,
 } from '../test/support/replay-fixtures';
-import { TEST_API_KEYS } from '../test/support/test-config';
+import { fakeProviders, TEST_API_KEYS } from '../test/support/test-config';
 
 /** A fixed queue: the server is this script's own, and a fixed name keeps re-recorded fixtures comparable. */
 const TASK_QUEUE = 'switchyard-recorder';
 const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
 const answer = { kind: 'answer' as const, text: 'hello', usage: { inputTokens: 10, outputTokens: 5 } };
-const PRICES = { inputUsdPerMillion: 1, cachedInputUsdPerMillion: 0.5, outputUsdPerMillion: 4 };
 /** Breaker cooldown of the breaker and patience scenarios, in milliseconds: short, so recording is quick. */
 const COOLDOWN_MS = 1_500;
 /** Test-only ledger window, in milliseconds, standing in for the configured day. */
@@ -44,23 +43,12 @@ const LEDGER_WINDOW_MS = 3_000;
  * model, and each breaker entity belongs to one model).
  */
 function recorderConfig(fake: FakeProvider): Config {
-  const models = (...names: string[]) => Object.fromEntries(names.map((name) => [name, PRICES]));
   const target = (provider: string, model: string) => ({ provider, model, timeoutMs: 5_000 });
   return parseConfig({
-    providers: {
-      openai: {
-        kind: 'openai',
-        apiKeyEnv: 'OPENAI_TEST_KEY',
-        baseURL: fake.openaiBaseURL,
-        models: models('failover-primary', 'breaker-model', 'ledger-primary', 'patience-primary', 'digest'),
-      },
-      anthropic: {
-        kind: 'anthropic',
-        apiKeyEnv: 'ANTHROPIC_TEST_KEY',
-        baseURL: fake.anthropicBaseURL,
-        models: models('failover-secondary', 'ledger-secondary', 'patience-secondary'),
-      },
-    },
+    providers: fakeProviders(fake, {
+      openai: ['failover-primary', 'breaker-model', 'ledger-primary', 'patience-primary', 'digest'],
+      anthropic: ['failover-secondary', 'ledger-secondary', 'patience-secondary'],
+    }),
     routes: {
       failover: {
         targets: [target('openai', 'failover-primary'), target('anthropic', 'failover-secondary')],

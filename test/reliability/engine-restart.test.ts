@@ -25,16 +25,10 @@ import { createSwitchyardWorker, type SwitchyardWorker } from '../../src/worker'
 import { breakerWorkflowId, stateQuery } from '../../src/workflows/breaker/definitions';
 import { eventually } from '../support/eventually';
 import { bundleSwitchyardWorkflows, uniqueName } from '../support/temporal';
-import { TEST_API_KEYS } from '../support/test-config';
+import { fakeProviders, TEST_API_KEYS, TEST_PRICES as PRICES } from '../support/test-config';
 
 const SCOPE = 'restart-team';
 const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
-const PRICES = {
-  inputUsdPerMillion: 1,
-  cachedInputUsdPerMillion: 0.5,
-  outputUsdPerMillion: 4,
-  contextWindow: 128_000,
-};
 const usage = { inputTokens: 9, cachedInputTokens: 2, outputTokens: 13 };
 /** How long the fake holds each answer of the held calls, in milliseconds: they are out when the engine stops. */
 const HELD_DELAY_MS = 3_000;
@@ -48,25 +42,10 @@ function restartConfig(fake: FakeProvider): Config {
   // Breakers of the live calls never open (threshold 1000) and share the open breaker's cooldown.
   const quiet = { failureThreshold: 1_000, cooldownMs: LONG_COOLDOWN_MS };
   return parseConfig({
-    providers: {
-      openai: {
-        kind: 'openai',
-        apiKeyEnv: 'OPENAI_TEST_KEY',
-        baseURL: fake.openaiBaseURL,
-        models: {
-          'open-model': PRICES,
-          'held-model': PRICES,
-          'backoff-model': PRICES,
-          'patient-model': PRICES,
-        },
-      },
-      anthropic: {
-        kind: 'anthropic',
-        apiKeyEnv: 'ANTHROPIC_TEST_KEY',
-        baseURL: fake.anthropicBaseURL,
-        models: { 'fallback-model': PRICES },
-      },
-    },
+    providers: fakeProviders(fake, {
+      openai: ['open-model', 'held-model', 'backoff-model', 'patient-model'],
+      anthropic: ['fallback-model'],
+    }),
     routes: {
       'open-it': {
         targets: [{ provider: 'openai', model: 'open-model', timeoutMs: 5_000 }],

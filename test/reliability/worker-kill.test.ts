@@ -1,6 +1,6 @@
 // A worker process SIGKILLed while its attempt is out at the provider: another worker takes the call over, the
 // heartbeat timeout notices the lost attempt, the call fails over, and the ledger charges the lost bound once.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +36,7 @@ import {
   type TemporalTestContext,
 } from '../support/temporal';
 import { TEST_API_KEYS } from '../support/test-config';
+import { startWorkerProcess } from '../support/worker-process';
 
 const RUNS = Number(process.env.SWITCHYARD_KILL_RUNS ?? 20);
 /**
@@ -165,29 +166,15 @@ interface DoomedWorker {
 /** Starts the real worker in its own process on a fresh queue and waits until it polls. */
 async function startDoomedWorker(): Promise<DoomedWorker> {
   const taskQueue = uniqueName('reliability-kill-run');
-  const child = spawn(
-    process.execPath,
-    ['--require', 'tsx/cjs', path.join(__dirname, '../support/reliability-worker-process.ts')],
-    {
-      cwd: path.join(__dirname, '../..'),
-      env: {
-        ...process.env,
-        RELIABILITY_TASK_QUEUE: taskQueue,
-        RELIABILITY_FAKE_URL: fake.url,
-        RELIABILITY_BUNDLE_PATH: path.join(bundleDirectory, 'workflows.js'),
-        RELIABILITY_STICKY_TIMEOUT_MS: String(STICKY_TIMEOUT_MS),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = await startWorkerProcess({
+    script: 'test/support/reliability-worker-process.ts',
+    environment: {
+      RELIABILITY_TASK_QUEUE: taskQueue,
+      RELIABILITY_FAKE_URL: fake.url,
+      RELIABILITY_BUNDLE_PATH: path.join(bundleDirectory, 'workflows.js'),
+      RELIABILITY_STICKY_TIMEOUT_MS: String(STICKY_TIMEOUT_MS),
     },
-  );
-  children.add(child);
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${code}: ${errors}`)));
+    onSpawn: (spawned) => children.add(spawned),
   });
   return { taskQueue, child };
 }

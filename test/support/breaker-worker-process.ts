@@ -6,19 +6,14 @@ import { createActivities } from '../../src/activities';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import type { FakeProvider } from '../../src/fake-provider';
 import { TEST_API_KEYS, testConfig } from './test-config';
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-}
+import { requiredEnvironment } from './worker-process';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const address = required('TEMPORAL_ADDRESS');
-  const taskQueue = required('BREAKER_TEST_TASK_QUEUE');
+  const address = requiredEnvironment('TEMPORAL_ADDRESS');
+  const taskQueue = requiredEnvironment('BREAKER_TEST_TASK_QUEUE');
   const entityTaskQueue = process.env.BREAKER_TEST_ENTITY_TASK_QUEUE ?? taskQueue;
-  const fakeUrl = required('BREAKER_TEST_FAKE_URL');
+  const fakeUrl = requiredEnvironment('BREAKER_TEST_FAKE_URL');
   const config = testConfig({ openaiBaseURL: `${fakeUrl}/v1`, anthropicBaseURL: fakeUrl } as FakeProvider);
   const client = new Client({ connection: await Connection.connect({ address }) });
   const worker = await Worker.create({

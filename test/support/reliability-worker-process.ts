@@ -5,24 +5,19 @@ import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { createSwitchyardWorker } from '../../src/worker';
 import { reliabilityConfig } from './reliability-config';
 import { TEST_API_KEYS } from './test-config';
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-}
+import { requiredEnvironment } from './worker-process';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const fakeUrl = required('RELIABILITY_FAKE_URL');
+  const fakeUrl = requiredEnvironment('RELIABILITY_FAKE_URL');
   const config = reliabilityConfig({ openaiBaseURL: `${fakeUrl}/v1`, anthropicBaseURL: fakeUrl });
   const stickyTimeoutMs = Number(process.env.RELIABILITY_STICKY_TIMEOUT_MS ?? 10_000);
   const worker = await createSwitchyardWorker({
     config,
-    connection: await NativeConnection.connect({ address: required('TEMPORAL_ADDRESS') }),
-    taskQueue: required('RELIABILITY_TASK_QUEUE'),
+    connection: await NativeConnection.connect({ address: requiredEnvironment('TEMPORAL_ADDRESS') }),
+    taskQueue: requiredEnvironment('RELIABILITY_TASK_QUEUE'),
     // The parent bundles once and shares the file: webpack in every child would cost seconds per run.
-    workflowBundle: { codePath: required('RELIABILITY_BUNDLE_PATH') },
+    workflowBundle: { codePath: requiredEnvironment('RELIABILITY_BUNDLE_PATH') },
     providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
     // How long a workflow task waits on this worker's sticky queue before any worker may take it.
     workerOptions: { stickyQueueScheduleToStartTimeout: stickyTimeoutMs },

@@ -1,9 +1,7 @@
 // The secrets test's config and provider answers whose bodies echo the key, the prompt and a canary. Test side.
 import { randomUUID } from 'node:crypto';
 import type { FakeProvider, FakeScenario } from '../../src/fake-provider';
-import { TEST_API_KEYS } from './test-config';
-
-const PRICES = { inputUsdPerMillion: 1, cachedInputUsdPerMillion: 0.5, outputUsdPerMillion: 4 };
+import { fakeProviders, TEST_API_KEYS } from './test-config';
 
 /** Budget scopes of the test: one that pays for everything, one that can afford nothing. */
 export interface SecretsBudgetScopes {
@@ -17,20 +15,10 @@ export interface SecretsBudgetScopes {
  */
 export function secretsConfigFile(fake: FakeProvider, scopes: SecretsBudgetScopes): Record<string, unknown> {
   return {
-    providers: {
-      openai: {
-        kind: 'openai',
-        apiKeyEnv: 'OPENAI_TEST_KEY',
-        baseURL: fake.openaiBaseURL,
-        models: { 'gpt-primary': PRICES, 'gpt-secondary': PRICES, 'gpt-fragile': PRICES },
-      },
-      anthropic: {
-        kind: 'anthropic',
-        apiKeyEnv: 'ANTHROPIC_TEST_KEY',
-        baseURL: fake.anthropicBaseURL,
-        models: { 'claude-primary': PRICES, 'claude-secondary': PRICES },
-      },
-    },
+    providers: fakeProviders(fake, {
+      openai: ['gpt-primary', 'gpt-secondary', 'gpt-fragile'],
+      anthropic: ['claude-primary', 'claude-secondary'],
+    }),
     routes: {
       secrets: {
         targets: [

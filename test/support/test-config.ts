@@ -9,29 +9,45 @@ export const TEST_API_KEYS = {
   ANTHROPIC_TEST_KEY: 'sk-ant-test-8d2a7c40-never-log-me',
 } as const;
 
-const PRICES = {
+/** What every model of the test providers costs, in USD per million tokens. */
+export const TEST_PRICES = {
   inputUsdPerMillion: 1,
   cachedInputUsdPerMillion: 0.5,
   outputUsdPerMillion: 4,
   contextWindow: 128_000,
 };
 
+/**
+ * The `openai` and `anthropic` providers on the fake, each with the named models at {@link TEST_PRICES} and the
+ * keys of {@link TEST_API_KEYS}.
+ */
+export function fakeProviders(
+  fake: Pick<FakeProvider, 'openaiBaseURL' | 'anthropicBaseURL'>,
+  models: { readonly openai: readonly string[]; readonly anthropic: readonly string[] },
+) {
+  const priced = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, TEST_PRICES]));
+  return {
+    openai: {
+      kind: 'openai',
+      apiKeyEnv: 'OPENAI_TEST_KEY',
+      baseURL: fake.openaiBaseURL,
+      models: priced(models.openai),
+    },
+    anthropic: {
+      kind: 'anthropic',
+      apiKeyEnv: 'ANTHROPIC_TEST_KEY',
+      baseURL: fake.anthropicBaseURL,
+      models: priced(models.anthropic),
+    },
+  } as const;
+}
+
 export function testConfig(fake: FakeProvider): Config {
   return parseConfig({
-    providers: {
-      openai: {
-        kind: 'openai',
-        apiKeyEnv: 'OPENAI_TEST_KEY',
-        baseURL: fake.openaiBaseURL,
-        models: { 'gpt-primary': PRICES, 'gpt-secondary': PRICES },
-      },
-      anthropic: {
-        kind: 'anthropic',
-        apiKeyEnv: 'ANTHROPIC_TEST_KEY',
-        baseURL: fake.anthropicBaseURL,
-        models: { 'claude-primary': PRICES, 'claude-secondary': PRICES },
-      },
-    },
+    providers: fakeProviders(fake, {
+      openai: ['gpt-primary', 'gpt-secondary'],
+      anthropic: ['claude-primary', 'claude-secondary'],
+    }),
     routes: {
       support: {
         targets: [

@@ -1,9 +1,9 @@
 // Breakers across worker processes on a real dev server: two processes share one breaker, and a worker
 // process killed while holding the probe does not wedge it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { uniqueName } from '../support/temporal';
+import { startWorkerProcess } from '../support/worker-process';
 import {
   gatedInput,
   startBreakerHarness,
@@ -27,32 +27,17 @@ afterEach(() => {
 });
 
 /** Starts a worker in its own process on `taskQueue` and waits until it polls. */
-async function startWorkerProcess(taskQueue: string, entityTaskQueue: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--require', 'tsx/cjs', path.join(__dirname, '../support/breaker-worker-process.ts')],
-    {
-      cwd: path.join(__dirname, '../..'),
-      env: {
-        ...process.env,
-        BREAKER_TEST_TASK_QUEUE: taskQueue,
-        BREAKER_TEST_ENTITY_TASK_QUEUE: entityTaskQueue,
-        BREAKER_TEST_FAKE_URL: harness.fake.url,
-        SWITCHYARD_BREAKER_HINT_TTL_MS: '200',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+async function startBreakerWorker(taskQueue: string, entityTaskQueue: string): Promise<ChildProcess> {
+  return startWorkerProcess({
+    script: 'test/support/breaker-worker-process.ts',
+    environment: {
+      BREAKER_TEST_TASK_QUEUE: taskQueue,
+      BREAKER_TEST_ENTITY_TASK_QUEUE: entityTaskQueue,
+      BREAKER_TEST_FAKE_URL: harness.fake.url,
+      SWITCHYARD_BREAKER_HINT_TTL_MS: '200',
     },
-  );
-  children.add(child);
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${code}: ${errors}`)));
+    onSpawn: (child) => children.add(child),
   });
-  return child;
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -68,7 +53,7 @@ test('two worker processes share one breaker: failures from both count towards o
   harness.fake.scriptAlways(key.model, { kind: 'error', error: 'server_error' });
   const entityQueue = uniqueName('breaker-entities');
   const otherProcessQueue = uniqueName('breaker-process');
-  await startWorkerProcess(otherProcessQueue, entityQueue);
+  await startBreakerWorker(otherProcessQueue, entityQueue);
 
   // This process runs the entity's queue and a second call queue, with its own hint cache.
   await harness.withWorker({ taskQueue: entityQueue, hintTtlMs: 200 }, () =>
@@ -99,7 +84,7 @@ test('a worker process killed while its call holds the probe does not wedge the 
   const callQueue = uniqueName('breaker-process');
 
   await harness.withWorker({ taskQueue: entityQueue }, async () => {
-    const doomed = await startWorkerProcess(callQueue, entityQueue);
+    const doomed = await startBreakerWorker(callQueue, entityQueue);
     harness.fake.script(key.model, { kind: 'error', error: 'overloaded' });
     await harness.gatedCall(callQueue, gatedInput(key, policy));
     const opened = await harness.waitForSnapshot(key, (s) => s.state.status === 'open');

@@ -1,6 +1,6 @@
 // The worker's Prometheus endpoint, with a worker in its own process (the runtime is one per process): the
 // SDK's series and Switchyard's attempts, fallbacks, cost, breaker transitions and ledger refusals.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { SwitchyardMetric } from '../../src/workflows/metric-names';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { parsePrometheusText, sumOf, type Sample } from '../support/prometheus-text';
 import { connectForTest, temporalAddress, uniqueName, type TemporalTestContext } from '../support/temporal';
+import { startWorkerProcess } from '../support/worker-process';
 
 const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
 const PRICES = { inputUsdPerMillion: 1, outputUsdPerMillion: 4 };
@@ -62,12 +63,10 @@ function writeConfig(): string {
 }
 
 /** Runs `src/worker.ts` the way `switchyard worker` does, and waits until it polls. */
-async function startWorkerProcess(configFile: string, metricsPort: number): Promise<ChildProcess> {
-  const root = path.join(__dirname, '../..');
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'src/worker.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
+async function startMetricsWorker(configFile: string, metricsPort: number): Promise<ChildProcess> {
+  return startWorkerProcess({
+    script: 'src/worker.ts',
+    environment: {
       TEMPORAL_ADDRESS: temporalAddress(),
       SWITCHYARD_CONFIG: configFile,
       SWITCHYARD_TASK_QUEUE: taskQueue,
@@ -75,17 +74,8 @@ async function startWorkerProcess(configFile: string, metricsPort: number): Prom
       METRICS_TEST_OPENAI_KEY: 'sk-metrics-openai',
       METRICS_TEST_ANTHROPIC_KEY: 'sk-metrics-anthropic',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    readyText: 'metrics at',
   });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('metrics at')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before polling:\n${output}`)));
-  });
-  return child;
 }
 
 async function scrape(): Promise<Sample[]> {
@@ -111,7 +101,7 @@ beforeAll(async () => {
   taskQueue = uniqueName('switchyard-metrics');
   const port = await freePort();
   metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  worker = await startWorkerProcess(writeConfig(), port);
+  worker = await startMetricsWorker(writeConfig(), port);
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // Secrets and privacy end to end on a real dev server: routed calls through every failure class, with provider
 // error bodies echoing the API key, the prompt and an account id, leave neither the keys nor the body text in
 // any history, payload, memo, search attribute, worker log line, client error or CLI output.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,7 @@ import {
 } from '../support/secrets-scenarios';
 import { connectForTest, temporalAddress, uniqueName, type TemporalTestContext } from '../support/temporal';
 import { TEST_API_KEYS } from '../support/test-config';
+import { startWorkerProcess } from '../support/worker-process';
 
 const MODELS = {
   openai: ['gpt-primary', 'gpt-secondary', 'gpt-fragile'],
@@ -78,33 +79,18 @@ afterAll(async () => {
 
 /** Starts the worker process: the keys live only in its environment, as in production. */
 async function startWorker(configFile: string, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--require', 'tsx/cjs', path.join(__dirname, '../support/secrets-worker-process.ts')],
-    {
-      cwd: path.join(__dirname, '../..'),
-      env: {
-        ...process.env,
-        ...TEST_API_KEYS,
-        TEMPORAL_ADDRESS: temporalAddress(),
-        SWITCHYARD_CONFIG: configFile,
-        SWITCHYARD_TASK_QUEUE: taskQueue,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  return startWorkerProcess({
+    script: 'test/support/secrets-worker-process.ts',
+    environment: {
+      ...TEST_API_KEYS,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      SWITCHYARD_CONFIG: configFile,
+      SWITCHYARD_TASK_QUEUE: taskQueue,
     },
-  );
-  const record = (chunk: Buffer) => (workerOutput += chunk.toString());
-  child.stdout!.on('data', record);
-  child.stderr!.on('data', record);
-  await new Promise<void>((resolve, reject) => {
-    const ready = () => {
-      if (workerOutput.includes('switchyard worker polling')) resolve();
-    };
-    child.stdout!.on('data', ready);
-    child.stderr!.on('data', ready);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${workerOutput}`)));
+    readyText: 'switchyard worker polling',
+    onOutput: (text) => (workerOutput += text),
+    onSpawn: (child) => (worker = child),
   });
-  return child;
 }
 
 /** Runs `switchyard <argv>` in-process against the worker's task queue and returns what it printed. */
