@@ -3,10 +3,13 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { SwitchyardActivities } from '../../activities';
 import type { GenerationRequest } from '../../config/request';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
+import type { PlannedAttempt } from '../../routing/attempt-plan';
 import { failedAttemptCharge, type AttemptCharge } from '../../routing/attempt-cost';
 import { costOfUsage, type NanoUsd } from '../../routing/money';
 import type { GenerationResult } from '../../providers/types';
+import { AttemptOutcome } from '../../routing/routing-record';
 import { classifyAttemptFailure, type ClassifiedAttemptFailure } from './attempt-failure';
+import type { AttemptEntry } from './attempt-log';
 
 /** Extra start-to-close time over the SDK timeout, so the SDK reports its own timeout with details first. */
 const ACTIVITY_TIMEOUT_GRACE_MS = 1_000;
@@ -81,4 +84,25 @@ export async function runProviderAttempt(input: ProviderAttemptInput): Promise<P
       error,
     };
   }
+}
+
+/** The record of a failed attempt: its class, what the provider said of it (status, code, request id), its cost. */
+export function failedAttemptEntry(
+  planned: PlannedAttempt,
+  outcome: Extract<ProviderAttemptOutcome, { succeeded: false }>,
+): AttemptEntry {
+  const { failure, charge, latencyMs } = outcome;
+  const details = failure.details;
+  return {
+    planned,
+    outcome: AttemptOutcome.failed,
+    failureClass: failure.failureClass,
+    message: failure.message,
+    latencyMs,
+    ...charge,
+    ...(details?.status !== undefined ? { httpStatus: details.status } : {}),
+    ...(details?.providerCode !== undefined ? { providerCode: details.providerCode } : {}),
+    ...(details?.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
+    ...(details?.requestId !== undefined ? { requestId: details.requestId } : {}),
+  };
 }

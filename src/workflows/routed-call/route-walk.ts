@@ -23,7 +23,8 @@ import {
 import { CANCELLED_RECORD_MEMO } from '../definitions';
 import { admitAttempt, settleAttempt, type AttemptPass, type BudgetShortfall } from './attempt-gates';
 import { AttemptLog } from './attempt-log';
-import { runProviderAttempt } from './provider-attempt';
+import { CallClock } from './call-clock';
+import { failedAttemptEntry, runProviderAttempt } from './provider-attempt';
 import {
   budgetExceededFailure,
   circuitOpenFailure,
@@ -31,8 +32,6 @@ import {
   routingFailure,
 } from './routing-failure';
 
-/** Below this many milliseconds left before the call's deadline, no further attempt is started. */
-const MIN_ATTEMPT_MS = 250;
 /** Backoff before retrying the same target when it gave no Retry-After, doubled per retry. */
 const RETRY_BACKOFF_MS = 200;
 const MAX_RETRY_WAIT_MS = 10_000;
@@ -53,10 +52,9 @@ interface Skips {
 /** One walk over a resolved route. */
 export class RouteWalk {
   private readonly log: AttemptLog;
-  private readonly deadlineAtMs: number | undefined;
+  private readonly clock: CallClock;
   private readonly inputTokens: number;
   private readonly maxCostNanoUsd: NanoUsd | undefined;
-  private readonly patienceEndsAtMs: number | undefined;
   private skips: Skips = { circuitOpenUntilMs: [], shortfalls: [] };
   /** The last failure stopped the walk on a class that does not fail over: never worth waiting for. */
   private stoppedForGood = false;
@@ -65,13 +63,9 @@ export class RouteWalk {
     private readonly route: ResolvedRoute,
     private readonly input: RoutedCallInput,
   ) {
-    const deadlines = [route.deadlineMs, input.deadlineMs].filter(
-      (value): value is number => value !== undefined,
-    );
-    this.deadlineAtMs = deadlines.length ? Date.now() + Math.min(...deadlines) : undefined;
+    this.clock = new CallClock(route, input);
     this.inputTokens = estimateInputTokens(input.request);
     this.maxCostNanoUsd = input.maxCostUsd === undefined ? undefined : usdToNanoFloor(input.maxCostUsd);
-    this.patienceEndsAtMs = input.patienceMs ? Date.now() + input.patienceMs : undefined;
     this.log = new AttemptLog(route);
   }
 
@@ -113,22 +107,20 @@ export class RouteWalk {
    * target failed over, or every breaker is open) is waited out, and only within patience and deadline.
    */
   private nextRoundAtMs(error: unknown): number | undefined {
-    if (this.patienceEndsAtMs === undefined || this.stoppedForGood) return undefined;
+    const { patienceEndsAtMs } = this.clock;
+    if (patienceEndsAtMs === undefined || this.stoppedForGood) return undefined;
     if (!(error instanceof ApplicationFailure)) return undefined;
     const waitable: string[] = [RoutedCallFailureType.allTargetsFailed, RoutedCallFailureType.circuitOpen];
     if (!error.type || !waitable.includes(error.type)) return undefined;
     const probes = this.skips.circuitOpenUntilMs;
+    const lastStartAtMs = this.clock.lastStartAtMs();
     return nextRoundAt({
       nowMs: Date.now(),
       round: this.log.currentRound,
-      patienceEndsAtMs: this.patienceEndsAtMs,
+      patienceEndsAtMs,
       ...(probes.length ? { earliestProbeAtMs: Math.min(...probes) } : {}),
-      ...(this.deadlineAtMs !== undefined ? { lastStartAtMs: this.deadlineAtMs - MIN_ATTEMPT_MS } : {}),
+      ...(lastStartAtMs !== undefined ? { lastStartAtMs } : {}),
     });
-  }
-
-  private patient(): boolean {
-    return this.patienceEndsAtMs !== undefined && Date.now() < this.patienceEndsAtMs;
   }
 
   private async walk(): Promise<RoutedCallResult> {
@@ -158,7 +150,7 @@ export class RouteWalk {
     }
     if (this.log.requestsMadeThisRound === 0 && this.skips.circuitOpenUntilMs.length > 0) {
       // A patient call does not force a probe: it waits until a breaker offers one by itself.
-      if (this.route.whenAllOpen === 'probe_first' && !this.patient()) {
+      if (this.route.whenAllOpen === 'probe_first' && !this.clock.patient()) {
         const probed = await this.probeAllOpen();
         if (probed) return probed;
       }
@@ -228,8 +220,7 @@ export class RouteWalk {
       });
       return 'skipped';
     }
-    const remaining = this.remainingMs();
-    if (remaining !== undefined && remaining < MIN_ATTEMPT_MS && patched(DEADLINE_AFTER_ADMISSION_PATCH)) {
+    if (this.clock.tooLateForAttempt() && patched(DEADLINE_AFTER_ADMISSION_PATCH)) {
       // The breaker and the ledger took the rest of the deadline (a busy ledger can hold a reservation for
       // seconds). The attempt's timeout would be tiny or negative: Temporal refuses a negative one and fails the
       // workflow task, whose retry abandons this reservation (charged in full when its lease ends) or restarts
@@ -260,7 +251,7 @@ export class RouteWalk {
       target,
       request: this.input.request,
       stream: this.input.stream,
-      timeoutMs: Math.min(target.timeoutMs, this.remainingMs() ?? Number.POSITIVE_INFINITY),
+      timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
       attempt: this.log.nextAttemptNumber,
       boundNanoUsd,
     });
@@ -282,19 +273,7 @@ export class RouteWalk {
     }
 
     const { failure } = outcome;
-    const details = failure.details;
-    this.log.add({
-      planned,
-      outcome: AttemptOutcome.failed,
-      failureClass: failure.failureClass,
-      message: failure.message,
-      latencyMs,
-      ...charge,
-      ...(details?.status !== undefined ? { httpStatus: details.status } : {}),
-      ...(details?.providerCode !== undefined ? { providerCode: details.providerCode } : {}),
-      ...(details?.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
-      ...(details?.requestId !== undefined ? { requestId: details.requestId } : {}),
-    });
+    this.log.add(failedAttemptEntry(planned, outcome));
     // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
     await settleAttempt(pass, { succeeded: false, failureClass: failure.failureClass, charge });
     if (failure.failureClass === FailureClass.cancelled) throw outcome.error;
@@ -317,19 +296,12 @@ export class RouteWalk {
   /** Waits before retrying the same target: its Retry-After when given, else a doubling backoff. */
   private async backoff(next: PlannedAttempt): Promise<void> {
     const wanted = this.log.last?.retryAfterMs ?? RETRY_BACKOFF_MS * 2 ** (next.retry - 1);
-    const remaining = this.remainingMs();
-    const allowed = remaining === undefined ? wanted : Math.max(0, remaining - MIN_ATTEMPT_MS);
-    const waitMs = Math.min(wanted, MAX_RETRY_WAIT_MS, allowed);
+    const waitMs = this.clock.waitBeforeAttemptMs(Math.min(wanted, MAX_RETRY_WAIT_MS));
     if (waitMs > 0) await sleep(waitMs);
   }
 
-  private remainingMs(): number | undefined {
-    return this.deadlineAtMs === undefined ? undefined : this.deadlineAtMs - Date.now();
-  }
-
   private checkDeadline(headline: string): void {
-    const remaining = this.remainingMs();
-    if (remaining !== undefined && remaining < MIN_ATTEMPT_MS) {
+    if (this.clock.tooLateForAttempt()) {
       throw routingFailure(RoutedCallFailureType.deadlineExceeded, headline, this.log.record());
     }
   }
