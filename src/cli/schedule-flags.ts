@@ -1,14 +1,12 @@
 // The flags of `switchyard schedule`: when it runs, what it asks, where results go; read into definitions and changes. Node side.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { ScheduleChange } from '../client/schedule-change';
 import { DurationError, parseDuration } from '../config/duration';
 import type { GenerationRequestInput } from '../config/request';
 import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-call-input';
 import {
   OVERLAP_POLICIES,
-  ScheduleDefinitionSchema,
   type DeliverySpec,
   type OverlapPolicy,
   type ScheduleDefinitionInput,
@@ -18,6 +16,7 @@ import type { FlagTable } from './flags';
 import { nonEmptyFlag, positiveIntegerFlag } from './flag-values';
 import { booleanFlag, stringFlag, type ParsedArguments } from './parse-arguments';
 import { readRequestFlags, REQUEST_FLAGS, type RequestFlagValues } from './request-flags';
+import { checkDefinition } from './schedule-definition-check';
 
 export const WHEN_FLAGS = {
   every: {
@@ -225,46 +224,6 @@ function readWhen(parsed: ParsedArguments): WhenFlagValues {
 /** `--overlap` of `trigger`: a one-time override. */
 export function readTriggerOverlap(parsed: ParsedArguments): OverlapPolicy | undefined {
   return overlapFlag(stringFlag(parsed, 'overlap'));
-}
-
-/** Schedule-definition fields and the flag that sets each, so a refused definition names what to change. */
-const FLAG_BY_SCHEDULE_FIELD: readonly (readonly [field: string, flag: string])[] = [
-  ['id', 'the schedule <id>'],
-  ['every', '--every'],
-  ['cron', '--cron'],
-  ['timezone', '--timezone'],
-  ['overlap', '--overlap'],
-  ['catchupWindow', '--catchup-window'],
-  ['note', '--note'],
-  ['budget', '--budget'],
-  ['deliver.webhookUrl', '--deliver-webhook'],
-  ['deliver.directory', '--deliver-dir'],
-  ['deliver', '--deliver-webhook / --deliver-dir'],
-  ['call.request.messages', '--prompt / --file / --request'],
-  ['call.request.system', '--system'],
-  ['call.request.maxOutputTokens', '--max-output-tokens'],
-  ['call.request.temperature', '--temperature'],
-  ['call.route', '--route'],
-  ['call.budget', '--budget'],
-  ['call.deadlineMs', '--deadline-ms'],
-  ['call.patienceMs', '--patience'],
-  ['call', '--request'],
-];
-
-/**
- * Checks a definition against the schema `schedules.create` applies, so a bad cron expression, time zone,
- * interval or request file is refused before connecting; the message names the field and the flag behind it.
- */
-export function checkDefinition(definition: ScheduleDefinitionInput): ScheduleDefinitionInput {
-  const parsed = ScheduleDefinitionSchema.safeParse(definition);
-  if (parsed.success) return definition;
-  const field = parsed.error.issues[0]?.path.join('.') ?? '';
-  const flag = FLAG_BY_SCHEDULE_FIELD.find(
-    ([prefix]) => field === prefix || field.startsWith(`${prefix}.`),
-  )?.[1];
-  throw new UsageError(
-    `invalid request at ${field || 'its root'}${flag ? ` (${flag})` : ''}:\n${z.prettifyError(parsed.error)}`,
-  );
 }
 
 /** The definition `schedule create <id>` asks for; the schema checks it again (and names fields). */
