@@ -2,16 +2,19 @@
 // Every transition takes the state and returns a new one; none throws, so a workflow handler built on them
 // can never fail its workflow task. Times are epoch milliseconds; money is integer nano-USD.
 import type { CloseEffect, ReservationDecision, ReservationRequest, Settlement } from './ledger-messages';
+import { hasWindow, nextWindowStartAt, windowStartAt } from './ledger-window';
 import {
-  hasWindow,
-  nextWindowStartAt,
-  windowStartAt,
-  type LedgerPeriod,
-  type WindowRule,
-} from './ledger-window';
+  CLOSED_RESERVATIONS_REMEMBERED,
+  ClosedOutcome,
+  LimitSource,
+  type ClosedReservation,
+  type LedgerState,
+  type LedgerTotals,
+  type OpenReservation,
+} from './ledger-types';
 import type { NanoUsd } from './money';
 
-// The message shapes belong to the state machine's API: callers may import them from here.
+// The state's and the messages' shapes belong to the state machine's API: callers may import them from here.
 export type {
   CloseEffect,
   ReservationDecision,
@@ -21,70 +24,17 @@ export type {
   Settlement,
 } from './ledger-messages';
 
-/** How many closed reservation ids a ledger remembers to recognise a repeated or late message. */
-export const CLOSED_RESERVATIONS_REMEMBERED = 1000;
-
-/** A budget limit. `limitNanoUsd: null` is unlimited: spend is tracked and nothing is refused. */
-export interface LedgerLimit {
-  readonly limitNanoUsd: NanoUsd | null;
-  readonly period: LedgerPeriod | null;
-}
-
-/** Who set the limit in force: nobody yet, the config file's `budgets`, or an operator (`ledgers.setLimit`). */
-export const LimitSource = { none: 'none', config: 'config', operator: 'operator' } as const;
-export type LimitSource = (typeof LimitSource)[keyof typeof LimitSource];
-
-export interface OpenReservation {
-  readonly amountNanoUsd: NanoUsd;
-  /** Workflow id of the routed call holding it, for operators. */
-  readonly holder: string;
-  readonly reservedAt: number;
-  /** After this instant the reservation is charged in full and closed. */
-  readonly leaseExpiresAt: number;
-}
-
-export const ClosedOutcome = { settled: 'settled', released: 'released', expired: 'expired' } as const;
-export type ClosedOutcome = (typeof ClosedOutcome)[keyof typeof ClosedOutcome];
-
-export interface ClosedReservation {
-  readonly reservationId: string;
-  readonly outcome: ClosedOutcome;
-  readonly chargedNanoUsd: NanoUsd;
-}
-
-/** Lifetime counts, kept across windows and continue-as-new. */
-export interface LedgerTotals {
-  readonly granted: number;
-  readonly settled: number;
-  readonly released: number;
-  readonly expired: number;
-  /** Settlements whose real cost exceeded their reservation. */
-  readonly overdrafts: number;
-}
-
-export interface LedgerWindowSummary {
-  readonly startedAt: number;
-  readonly endedAt: number;
-  readonly spentNanoUsd: NanoUsd;
-  readonly overdraftNanoUsd: NanoUsd;
-}
-
-export interface LedgerState extends LedgerLimit, WindowRule {
-  readonly scope: string;
-  readonly limitSource: LimitSource;
-  /** The config declaration last applied; a declaration is applied again only when it changes. */
-  readonly configLimit: LedgerLimit | null;
-  readonly windowStartedAt: number;
-  /** Charged in this window: settled costs, unknown costs at their full reservation, expired leases. */
-  readonly spentNanoUsd: NanoUsd;
-  /** Part of `spentNanoUsd` charged beyond the reservations it settled (providers exceeding the bound). */
-  readonly overdraftNanoUsd: NanoUsd;
-  readonly reservations: Readonly<Record<string, OpenReservation>>;
-  /** Most recently closed reservations, oldest first, at most {@link CLOSED_RESERVATIONS_REMEMBERED}. */
-  readonly closed: readonly ClosedReservation[];
-  readonly totals: LedgerTotals;
-  readonly previousWindow: LedgerWindowSummary | null;
-}
+export {
+  CLOSED_RESERVATIONS_REMEMBERED,
+  ClosedOutcome,
+  LimitSource,
+  type ClosedReservation,
+  type LedgerLimit,
+  type LedgerState,
+  type LedgerTotals,
+  type LedgerWindowSummary,
+  type OpenReservation,
+} from './ledger-types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 interface Draft extends Mutable<Omit<LedgerState, 'reservations' | 'closed' | 'totals'>> {
