@@ -14,8 +14,14 @@ export interface Harness {
   readonly temporal: TemporalTestContext;
   readonly fake: FakeProvider;
   readonly config: Config;
-  /** Starts a worker on a fresh task queue, runs `body` with a client bound to it, then stops the worker. */
-  withWorker<T>(body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>): Promise<T>;
+  /**
+   * Starts a worker on a fresh task queue (or `options.taskQueue`), runs `body` with a client bound to it, then
+   * stops the worker.
+   */
+  withWorker<T>(
+    body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
+    options?: { readonly taskQueue?: string },
+  ): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -30,7 +36,7 @@ export async function startHarness(): Promise<Harness> {
     temporal,
     fake,
     config,
-    withWorker: (body) => runWithWorker(temporal, config, bundle, body),
+    withWorker: (body, options) => runWithWorker(temporal, config, bundle, body, options?.taskQueue),
     close: async () => {
       await fake.close();
       await temporal.close();
@@ -62,9 +68,9 @@ async function runWithWorker<T>(
   config: Config,
   bundle: WorkflowBundleWithSourceMap,
   body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
+  taskQueue = uniqueName('switchyard-test'),
 ): Promise<T> {
   await terminateBreakers(temporal, config);
-  const taskQueue = uniqueName('switchyard-test');
   const worker = await createSwitchyardWorker({
     config,
     connection: temporal.nativeConnection,

@@ -41,6 +41,18 @@ test('the call deadline stops the walk before further targets', async () => {
   expect(harness.fake.counters('claude-primary').requests).toBe(0);
 });
 
+test("the deadline counts from the call's start, time spent waiting for a worker included", async () => {
+  const taskQueue = uniqueName('late-worker');
+  const caller = new SwitchyardClient({ client: harness.temporal.client, taskQueue, config: harness.config });
+  const handle = await caller.start({ route: 'support', request, deadlineMs: 1_000 });
+  // No worker polls the queue yet: the whole deadline passes before any worker sees the call.
+  await delay(2_000);
+  const error = await expectRoutedCallError(harness.withWorker(() => handle.result(), { taskQueue }));
+  expect(error.type).toBe('DeadlineExceeded');
+  expect(error.record?.attempts).toEqual([]);
+  expect(harness.fake.requests).toHaveLength(0);
+});
+
 test('cancelling a call ends it as cancelled with no further attempt', async () => {
   harness.fake.script('gpt-primary', { kind: 'hang' });
   const error = await expectRoutedCallError(

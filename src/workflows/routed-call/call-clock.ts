@@ -1,4 +1,5 @@
 // A routed call's clock: its whole-call deadline and its patience, read against workflow time. Workflow code.
+import { patched, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
 
@@ -6,8 +7,16 @@ import type { RoutedCallInput } from '../../config/routed-call-input';
 export const MIN_ATTEMPT_MS = 250;
 
 /**
- * When the call must end and how long it may wait out an outage. Both start at construction, in workflow
- * time (`Date.now()` is deterministic in workflow code).
+ * Patch id of starting the clock when the call started. Before it, the clock started at the first workflow
+ * task a worker ran, so a call queued for a worker, or a failed and retried first task, got its whole deadline
+ * again; histories from before replay with the old start.
+ */
+const CLOCK_FROM_CALL_START_PATCH = 'clock-from-call-start';
+
+/**
+ * When the call must end and how long it may wait out an outage, both counted from the moment the call
+ * started, so time waiting for a worker counts. That is `workflowInfo().startTime` (the start event's time):
+ * `runStartTime` is the first activation's, as `Date.now()` was.
  */
 export class CallClock {
   /** Epoch milliseconds of the whole-call deadline: the tighter of the route's and the call's. */
@@ -19,8 +28,12 @@ export class CallClock {
     const deadlines = [route.deadlineMs, input.deadlineMs].filter(
       (value): value is number => value !== undefined,
     );
-    this.deadlineAtMs = deadlines.length ? Date.now() + Math.min(...deadlines) : undefined;
-    this.patienceEndsAtMs = input.patienceMs ? Date.now() + input.patienceMs : undefined;
+    // Only a call with a deadline or patience asks, so other calls' histories get no patch marker.
+    const timed = deadlines.length > 0 || Boolean(input.patienceMs);
+    const startedAtMs =
+      timed && patched(CLOCK_FROM_CALL_START_PATCH) ? workflowInfo().startTime.getTime() : Date.now();
+    this.deadlineAtMs = deadlines.length ? startedAtMs + Math.min(...deadlines) : undefined;
+    this.patienceEndsAtMs = input.patienceMs ? startedAtMs + input.patienceMs : undefined;
   }
 
   /** Milliseconds until the deadline (negative once passed), or undefined without one. */
