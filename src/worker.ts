@@ -11,7 +11,7 @@ import {
 import { createActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
 import { connectWorker, type ConnectionSettings } from './client/connection';
-import { resolveDataConverter } from './codec/data-converter';
+import { dataConverterFromEnvironment, resolveDataConverter } from './codec/data-converter';
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
 import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
@@ -139,6 +139,8 @@ export interface RunWorkerSettings extends ConnectionSettings {
  */
 export async function runWorker(settings: RunWorkerSettings = {}): Promise<void> {
   const config = loadConfig(settings.configFile);
+  // A key that cannot be used is reported before anything starts, not after connecting.
+  const dataConverter = dataConverterFromEnvironment();
   const runtime =
     settings.metrics === false
       ? { metricsUrl: undefined }
@@ -150,6 +152,7 @@ export async function runWorker(settings: RunWorkerSettings = {}): Promise<void>
       connection,
       namespace,
       ...(settings.taskQueue ? { taskQueue: settings.taskQueue } : {}),
+      ...(dataConverter ? { dataConverter } : {}),
     });
     process.stderr.write(
       `switchyard worker polling task queues "${worker.taskQueue}" and "${worker.entityTaskQueue}" in namespace "${namespace}"\n`,

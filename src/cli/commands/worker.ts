@@ -42,6 +42,7 @@ export const workerCommand: Command = {
     const { TransportError } = require('@temporalio/worker') as typeof import('@temporalio/worker');
     const { MetricsSettingsError } =
       require('../../metrics/worker-runtime') as typeof import('../../metrics/worker-runtime');
+    const { CodecKeyError } = require('../../codec/codec-key') as typeof import('../../codec/codec-key');
     try {
       // The worker's runtime turns SIGINT / SIGTERM into a graceful shutdown, after which `run` resolves.
       await runWorker({
@@ -52,7 +53,8 @@ export const workerCommand: Command = {
       });
     } catch (error) {
       if (error instanceof TransportError) throw temporalUnreachable(globals, error);
-      if (error instanceof MetricsSettingsError) throw new UsageError(error.message);
+      if (error instanceof MetricsSettingsError || error instanceof CodecKeyError)
+        throw new UsageError(error.message);
       throw error;
     }
     return ExitCode.ok;
