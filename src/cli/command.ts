@@ -8,8 +8,8 @@ export interface Command {
   /** The full `--help` text. */
   help(): string;
   /**
-   * Runs the command with the arguments after its name. Errors it throws are reported by the dispatcher;
-   * the resolved value is the exit code.
+   * Runs the command with the arguments after its name; `--help` among them never gets here (the dispatcher
+   * prints {@link help}). Errors it throws are reported by the dispatcher; the resolved value is the exit code.
    */
   run(argv: readonly string[], io: CommandIo): Promise<ExitCode>;
 }

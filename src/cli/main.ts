@@ -5,6 +5,7 @@ import { processIo, type CommandIo } from './command-io';
 import { ExitCode } from './exit-codes';
 import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS } from './global-options';
 import { EXIT_CODES_NOTE, renderHelp } from './help-text';
+import { wantsHelp } from './parse-arguments';
 import { reportError } from './report-error';
 
 interface CommandEntry {
@@ -156,7 +157,13 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
     );
   }
   try {
-    return await entry.load().run(commandArguments, io);
+    const command = entry.load();
+    // Help wins over everything else on the line, for every command alike.
+    if (wantsHelp(commandArguments)) {
+      io.stdout.write(command.help());
+      return ExitCode.ok;
+    }
+    return await command.run(commandArguments, io);
   } catch (error) {
     return reportError(error, commandName, io);
   }

@@ -9,7 +9,7 @@ import { nonEmptyFlag } from '../flag-values';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { booleanFlag, parseCommandArguments, stringFlag, wantsHelp } from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
 import { renderFields, renderTable } from '../text-table';
 
 const OUTPUT_FLAGS = {
@@ -187,10 +187,6 @@ export const breakersCommand: Command = {
   name: 'breakers',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     const json = booleanFlag(parsed, 'json');

@@ -10,7 +10,7 @@ import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { booleanFlag, parseCommandArguments, stringFlag, wantsHelp } from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
 import { readPrompt } from '../read-prompt';
 import { renderRoutingRecord } from '../render-routing-record';
 import {
@@ -83,10 +83,6 @@ export const callCommand: Command = {
   name: 'call',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     const json = booleanFlag(parsed, 'json');

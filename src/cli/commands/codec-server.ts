@@ -6,7 +6,7 @@ import type { FlagTable } from '../flags';
 import { HELP_FLAG } from '../flags';
 import { nonEmptyFlag, positiveIntegerFlag } from '../flag-values';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { parseCommandArguments, stringFlag, wantsHelp } from '../parse-arguments';
+import { parseCommandArguments, stringFlag } from '../parse-arguments';
 import { untilInterrupted } from '../until-interrupted';
 
 const SERVER_FLAGS = {
@@ -87,10 +87,6 @@ export const codecServerCommand: Command = {
   name: 'codec-server',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: false });
     const port = readPort(stringFlag(parsed, 'port'));
     const host = nonEmptyFlag('host', stringFlag(parsed, 'host'));

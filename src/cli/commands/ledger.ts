@@ -9,13 +9,7 @@ import type { FlagTable } from '../flags';
 import { numberFlag } from '../flag-values';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import {
-  booleanFlag,
-  parseCommandArguments,
-  stringFlag,
-  wantsHelp,
-  type ParsedArguments,
-} from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag, type ParsedArguments } from '../parse-arguments';
 import { renderLedger } from '../render-ledger';
 
 const LIMIT_FLAGS = {
@@ -99,10 +93,6 @@ export const ledgerCommand: Command = {
   name: 'ledger',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     const [scope, ...extra] = parsed.positionals;

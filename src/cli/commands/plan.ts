@@ -6,7 +6,7 @@ import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { booleanFlag, parseCommandArguments, stringFlag, wantsHelp } from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
 import { readPrompt } from '../read-prompt';
 import { renderCallPlan } from '../render-call-plan';
 import {
@@ -53,10 +53,6 @@ export const planCommand: Command = {
   name: 'plan',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     readIdempotencyKey(parsed);

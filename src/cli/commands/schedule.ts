@@ -6,13 +6,7 @@ import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import {
-  booleanFlag,
-  parseCommandArguments,
-  stringFlag,
-  wantsHelp,
-  type ParsedArguments,
-} from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag, type ParsedArguments } from '../parse-arguments';
 import { renderScheduleDetails, renderScheduledRuns, renderScheduleTable } from '../render-schedule';
 import {
   DELIVER_FLAGS,
@@ -144,10 +138,6 @@ export const scheduleCommand: Command = {
   name: 'schedule',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     const json = booleanFlag(parsed, 'json');

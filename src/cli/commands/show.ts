@@ -6,7 +6,7 @@ import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { booleanFlag, parseCommandArguments, wantsHelp } from '../parse-arguments';
+import { booleanFlag, parseCommandArguments } from '../parse-arguments';
 import { renderAttemptsTable, renderRoutingRecord } from '../render-routing-record';
 import { renderFields } from '../text-table';
 
@@ -53,10 +53,6 @@ export const showCommand: Command = {
   name: 'show',
   help: () => HELP,
   async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     const [workflowId, ...extra] = parsed.positionals;

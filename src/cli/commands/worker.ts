@@ -4,7 +4,7 @@ import { temporalUnreachable, UsageError } from '../cli-errors';
 import { ExitCode } from '../exit-codes';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { parseCommandArguments, wantsHelp } from '../parse-arguments';
+import { parseCommandArguments } from '../parse-arguments';
 
 const HELP = renderHelp({
   usage: ['switchyard worker [options]'],
@@ -30,11 +30,7 @@ const HELP = renderHelp({
 export const workerCommand: Command = {
   name: 'worker',
   help: () => HELP,
-  async run(argv, io) {
-    if (wantsHelp(argv)) {
-      io.stdout.write(HELP);
-      return ExitCode.ok;
-    }
+  async run(argv) {
     const globals = readGlobalOptions(parseCommandArguments(argv, GLOBAL_FLAGS, { allowPositionals: false }));
     // Loaded here, not at the top: the worker brings the native runtime, the activities and every provider
     // SDK, which `--help` and the argument checks above (and their tests) should not pay for.

@@ -6,6 +6,7 @@ import { setOperatorLimit } from '../../../src/routing/ledger-limits';
 import { createLedgerState, reserveBatch } from '../../../src/routing/ledger-state';
 import { ledgerSnapshot } from '../../../src/routing/ledger-snapshot';
 import { captureIo } from './cli-test-io';
+import { main } from '../../../src/cli/main';
 
 test.each([
   { argv: [], message: 'missing the budget <scope>' },
@@ -31,7 +32,7 @@ test.each([
 
 test('--help prints the usage without connecting', async () => {
   const io = captureIo();
-  expect(await ledgerCommand.run(['--help'], io)).toBe(0);
+  expect(await main(['ledger', '--help'], io)).toBe(0);
   expect(io.out()).toContain(
     'switchyard ledger [options] <scope> --limit-usd <usd> [--period day|month|none]',
   );

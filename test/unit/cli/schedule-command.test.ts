@@ -4,6 +4,7 @@ import { scheduleCommand } from '../../../src/cli/commands/schedule';
 import { describeWhen, renderScheduleDetails, renderScheduledRuns } from '../../../src/cli/render-schedule';
 import type { ScheduleView } from '../../../src/client/schedules';
 import { captureIo, writeTempFile } from './cli-test-io';
+import { main } from '../../../src/cli/main';
 
 test.each([
   { argv: [], message: 'missing the action' },
@@ -67,7 +68,7 @@ test('a --request file must hold a request or a whole call', async () => {
 
 test('--help prints the usage without connecting', async () => {
   const io = captureIo();
-  expect(await scheduleCommand.run(['--help'], io)).toBe(0);
+  expect(await main(['schedule', '--help'], io)).toBe(0);
   expect(io.out()).toContain(
     'switchyard schedule create <id> (--every <duration> | --cron <expr> [--timezone <iana>])',
   );
