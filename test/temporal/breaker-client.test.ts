@@ -21,6 +21,7 @@ import {
   type BreakerKey,
 } from '../support/breaker-harness';
 import { temporalAddress, uniqueName } from '../support/temporal';
+import { main } from '../../src/cli/main';
 
 let harness: BreakerHarness;
 beforeAll(async () => {
@@ -207,5 +208,13 @@ test('switchyard breakers: table, --json, show and reset', async () => {
   await expect(switchyardBreakers(['--reason', 'x'])).rejects.toThrow(
     '--reason applies to "breakers reset" only',
   );
-  expect((await switchyardBreakers(['--help'])).out).toContain('switchyard breakers reset <provider/model>');
+  // `--help` is answered by the dispatcher, for every command.
+  let help = '';
+  const helpIo: CommandIo = {
+    stdout: { write: (text: string) => (help += text) },
+    stderr: { write: () => undefined },
+    stdin: { isTTY: true, [Symbol.asyncIterator]: () => [][Symbol.iterator]() as never },
+  };
+  expect(await main(['breakers', '--help'], helpIo)).toBe(0);
+  expect(help).toContain('switchyard breakers reset <provider/model>');
 });
