@@ -25,9 +25,12 @@ import {
   CANCELLED_RECORD_MEMO,
   DEFAULT_TASK_QUEUE,
   entityTaskQueue,
+  ROUTED_CALL_WORKFLOW_TYPE,
+  ROUTED_CALL_WORKFLOW_TYPES,
   routedCallWorkflowId,
 } from '../workflows/definitions';
-import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
+import type { routedCallV2Workflow } from '../workflows/routed-call/routed-call-workflow';
+import { routedCallStartAttributes, startRouteName } from '../workflows/search-attributes';
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
@@ -160,13 +163,16 @@ export class SwitchyardClient {
     const routeLabel =
       typeof validated.route === 'string' ? validated.route : validated.route ? 'inline' : 'default';
     try {
-      await this.temporal.workflow.start<typeof routedCallWorkflow>('routedCallWorkflow', {
+      await this.temporal.workflow.start<typeof routedCallV2Workflow>(ROUTED_CALL_WORKFLOW_TYPE, {
         taskQueue: this.taskQueue,
         workflowId,
         args: [validated],
         // A running call with this key is joined; a finished one is never run again (its result is read).
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: routedCallStartAttributes(
+          startRouteName(validated.route, this.config?.defaultRoute),
+        ),
         staticSummary: staticSummary(routeLabel, validated.request),
         staticDetails: routedCallStaticDetails(validated, this.config),
       });
@@ -183,7 +189,7 @@ export class SwitchyardClient {
 
   /** A handle to an existing routed call. */
   handle(workflowId: string): RoutedCallHandle {
-    const handle: WorkflowHandle<typeof routedCallWorkflow> = this.temporal.workflow.getHandle(workflowId);
+    const handle: WorkflowHandle<typeof routedCallV2Workflow> = this.temporal.workflow.getHandle(workflowId);
     return {
       workflowId,
       result: async () => {
@@ -217,7 +223,7 @@ export class SwitchyardClient {
    */
   async inspect(workflowId: string): Promise<RoutedCallInspection> {
     const description = await this.temporal.workflow.getHandle(workflowId).describe();
-    if (description.type !== 'routedCallWorkflow') {
+    if (!ROUTED_CALL_WORKFLOW_TYPES.includes(description.type)) {
       throw new InvalidRequestError(
         `workflow "${workflowId}" is a ${description.type}, not a routed call`,
         'workflowId',

@@ -13,6 +13,17 @@ export const AdmitDecision = {
 } as const;
 export type AdmitDecision = (typeof AdmitDecision)[keyof typeof AdmitDecision];
 
+/**
+ * A probe's lease beyond the target's own timeout, in milliseconds: the attempt's start-to-close grace plus
+ * time to report. A probe that has not reported by then is presumed lost and another caller may probe.
+ */
+export const PROBE_LEASE_GRACE_MS = 3_000;
+
+/** The probe lease for an attempt on a target with this timeout, in milliseconds. */
+export function probeLeaseMs(target: { readonly timeoutMs: number }): number {
+  return target.timeoutMs + PROBE_LEASE_GRACE_MS;
+}
+
 export interface AdmitRequest {
   /** Epoch milliseconds now (workflow time in the entity). */
   readonly nowMs: number;
