@@ -46,7 +46,15 @@ export type {
   ResetOptions as BreakerResetOptions,
 } from './client/breakers';
 export { BreakerStatus, BreakerTransitionReason } from './routing/breaker-state';
-export type { BreakerState, BreakerTransition, BreakerCounts, BreakerProbe } from './routing/breaker-state';
+export type {
+  BreakerState,
+  BreakerTransition,
+  BreakerCounts,
+  BreakerProbe,
+  SeenBreakerPolicy,
+} from './routing/breaker-state';
+export { judgeBreaker } from './routing/breaker-judgement';
+export type { BreakerJudgement, JudgedBreakerPolicy } from './routing/breaker-judgement';
 export { Ledgers } from './client/ledgers';
 export type { LedgersOptions } from './client/ledgers';
 export type { Budget, BudgetLimitChange } from './config/budget';
