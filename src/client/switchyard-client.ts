@@ -33,6 +33,7 @@ import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
 import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { routedCallStaticDetails } from './call-details';
+import { callInputSizeRules, checkCallInputSize } from './call-input-size';
 import { staticSummary } from './request-digest';
 
 export interface SwitchyardClientOptions {
@@ -150,10 +151,17 @@ export class SwitchyardClient {
     return this.options.client;
   }
 
-  /** Starts a routed call and returns a handle to it. */
+  /**
+   * Starts a routed call and returns a handle to it. Rejects, before anything is sent, with `InvalidRequestError`
+   * for a bad input and `PayloadTooLargeError` for one too large for Temporal (without a payload store).
+   */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
     if (this.config) checkCallAgainstConfig(this.config, validated);
+    checkCallInputSize(
+      validated,
+      callInputSizeRules(this.temporal.options.loadedDataConverter.payloadCodecs),
+    );
     const workflowId = options.idempotencyKey
       ? routedCallWorkflowId(options.idempotencyKey)
       : routedCallWorkflowId(randomUUID());
