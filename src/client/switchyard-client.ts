@@ -39,8 +39,9 @@ import { staticSummary } from './request-digest';
 export interface SwitchyardClientOptions {
   /**
    * A connected Temporal client (see `connectClient`). Its data converter must match the workers': with
-   * payload encryption on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY) or pass
-   * `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   * payload encryption or the payload store on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY
+   * and SWITCHYARD_PAYLOAD_STORE_DIR) or pass `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   * A client without a payload store refuses a call input too large for Temporal before starting it.
    */
   readonly client: Client;
   /** @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */

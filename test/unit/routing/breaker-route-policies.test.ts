@@ -263,6 +263,22 @@ describe('the one probe is shared across routes', () => {
     expect(state.probe?.holder).toBe('probe#1');
     expect(answer(state, strict, 'probe#1', T0 + 2_200).state.status).toBe('closed');
   });
+
+  test('an answer on a route it is closed for, while another route’s probe is out, closes it and frees the probe', () => {
+    const closed = answer(probing(), lenient, 'l#1', T0 + 2_100);
+    expect(closed.state).toMatchObject({ status: 'closed', consecutiveFailures: 0 });
+    expect(closed.state.probe).toBeUndefined();
+    expect(closed.state.transitions.at(-1)).toMatchObject({
+      from: 'half_open',
+      to: 'closed',
+      reason: 'streak_ended',
+    });
+    // The old probe's own report then changes nothing.
+    expect(answer(closed.state, strict, 'probe#1', T0 + 2_200)).toEqual({
+      state: closed.state,
+      changed: false,
+    });
+  });
 });
 
 describe('seen policies', () => {
