@@ -36,13 +36,15 @@ import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
 import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { routedCallStaticDetails } from './call-details';
+import { callInputSizeRules, checkCallInputSize } from './call-input-size';
 import { staticSummary } from './request-digest';
 
 export interface SwitchyardClientOptions {
   /**
    * A connected Temporal client (see `connectClient`). Its data converter must match the workers': with
-   * payload encryption on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY) or pass
-   * `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   * payload encryption or the payload store on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY
+   * and SWITCHYARD_PAYLOAD_STORE_DIR) or pass `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   * A client without a payload store refuses a call input too large for Temporal before starting it.
    */
   readonly client: Client;
   /** @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */
@@ -153,10 +155,17 @@ export class SwitchyardClient {
     return this.options.client;
   }
 
-  /** Starts a routed call and returns a handle to it. */
+  /**
+   * Starts a routed call and returns a handle to it. Rejects, before anything is sent, with `InvalidRequestError`
+   * for a bad input and `PayloadTooLargeError` for one too large for Temporal (without a payload store).
+   */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
     if (this.config) checkCallAgainstConfig(this.config, validated);
+    checkCallInputSize(
+      validated,
+      callInputSizeRules(this.temporal.options.loadedDataConverter.payloadCodecs),
+    );
     const workflowId = options.idempotencyKey
       ? routedCallWorkflowId(options.idempotencyKey)
       : routedCallWorkflowId(randomUUID());
