@@ -15,6 +15,7 @@ import {
   type BreakerState,
 } from '../routing/breaker-state';
 import { admit, AdmitDecision, type Admission } from '../routing/breaker-admission';
+import { judgeBreaker } from '../routing/breaker-judgement';
 import { recordOutcome } from '../routing/breaker-transitions';
 import {
   admitUpdate,
@@ -297,12 +298,11 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     // The entity applies the same rule to its own state; until the hint expires, assume it agreed. Except for
     // an opening: concurrent reports reach the entity in another order than they changed this view (a success
     // between two failures ends the streak there), so only the entity's own word may make callers skip a target.
-    if (
-      local.changed &&
-      local.state.status === BreakerStatus.open &&
-      hint.state.status === BreakerStatus.closed
-    )
-      hints.forget(key);
+    // Judged by the reporting route's own policy: an opening for it is the entity's to decide, not this view's.
+    const opened =
+      judgeBreaker(local.state, input.policy).status === BreakerStatus.open &&
+      judgeBreaker(hint.state, input.policy).status === BreakerStatus.closed;
+    if (local.changed && opened) hints.forget(key);
     else if (local.changed) hints.applyLocally(key, local.state);
     return { sent: true };
   }
