@@ -54,12 +54,17 @@ async function ensureFree(port: number, flag: string): Promise<void> {
 }
 
 /** Starts `src/worker.ts` as a deployment would, and resolves once it polls. */
-function startWorker(environment: NodeJS.ProcessEnv, root: string): Promise<ChildProcess> {
+function startWorker(
+  environment: NodeJS.ProcessEnv,
+  root: string,
+  onSpawn: (child: ChildProcess) => void,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'src', 'worker.ts')], {
     cwd: root,
     env: environment,
     stdio: ['ignore', 'inherit', 'pipe'],
   });
+  onSpawn(child);
   return new Promise((resolve, reject) => {
     let printed = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -139,7 +144,7 @@ async function main(): Promise<void> {
       }
       heading(`Starting ${workerCount} Switchyard worker process${workerCount === 1 ? '' : 'es'}`);
       // Side by side: each process bundles the workflows, which takes seconds.
-      const started = await Promise.all(
+      await Promise.all(
         Array.from({ length: workerCount }, (_, index) =>
           startWorker(
             {
@@ -151,10 +156,10 @@ async function main(): Promise<void> {
               SWITCHYARD_METRICS_PORT: String(metricsPort + index),
             },
             root,
+            (child) => workers.push(child),
           ),
         ),
       );
-      workers.push(...started);
     }
 
     heading('Running — Ctrl-C stops everything');
