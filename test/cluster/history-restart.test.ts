@@ -1,7 +1,6 @@
 // The history service restarted while routed calls stream through the cluster: every call ends served, the
 // ledger charges each attempt exactly once, and the provider sees no request twice.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { RoutedCallHandle } from '../../src/client/switchyard-client';
 import type { RoutedCallResult, RoutingRecord } from '../../src/routing/routing-record';
 import {
   historyRestartMethod,
@@ -66,37 +65,44 @@ async function restartUnderLoad(restart: () => Promise<void>, label: string): Pr
   const scope = uniqueName(`cluster-restart-${label}`);
   await switchyard.ledgers.setLimit(scope, { limitUsd: 100 });
 
-  const handles: Promise<RoutedCallHandle>[] = [];
+  // Each call's result is awaited from its start on, so that the end times show the outage as callers saw it.
+  const endedAt: number[] = [];
+  const calls: Promise<{ readonly result?: RoutedCallResult; readonly error?: unknown }>[] = [];
   const producer = (async () => {
     for (let index = 0; index < CALLS; index += 1) {
-      // A start that the client cannot get through (after its own retries) is a failure the caller would see.
-      handles.push(switchyard.start({ route: 'steady', request, budget: scope }));
+      // A start or result the client cannot get through (after its own retries) is a failure callers would see.
+      calls.push(
+        switchyard
+          .start({ route: 'steady', request, budget: scope })
+          .then((handle) => handle.result())
+          .then(
+            (result) => {
+              endedAt.push(Date.now());
+              return { result };
+            },
+            (error: unknown) => ({ error }),
+          ),
+      );
       await delay(START_INTERVAL_MS);
     }
   })();
   await eventually(
     'the first calls to be out at the provider',
-    async () => ({ started: handles.length, atProvider: fake.requestsFor(steady).length }),
+    async () => ({ started: calls.length, atProvider: fake.requestsFor(steady).length }),
     (seen) => seen.started >= CALLS_BEFORE_RESTART && seen.atProvider >= 3,
     { intervalMs: 50 },
   );
-  const inFlight = handles.length - fake.counters(steady).answered;
+  const inFlight = calls.length - fake.counters(steady).answered;
   const restartedAt = Date.now();
   await restart();
   const downtimeMs = Date.now() - restartedAt;
   await producer;
 
-  const started = await Promise.all(handles);
-  const endedAt: number[] = [];
-  const results: RoutedCallResult[] = await Promise.all(
-    started.map(async (handle) => {
-      const result = await handle.result();
-      endedAt.push(Date.now());
-      return result;
-    }),
-  );
-  endedAt.sort((left, right) => left - right);
-  const longestPauseMs = Math.max(...endedAt.slice(1).map((at, index) => at - endedAt[index]!));
+  const outcomes = await Promise.all(calls);
+  expect(outcomes.flatMap((outcome) => (outcome.error ? [String(outcome.error)] : []))).toEqual([]);
+  const results = outcomes.map((outcome) => outcome.result!);
+  // What callers saw: from history going away until the first call ended after it.
+  const firstEndMs = Math.min(...endedAt.filter((at) => at >= restartedAt)) - restartedAt;
   expect(results).toHaveLength(CALLS);
   for (const result of results) expect([steady, backup]).toContain(result.record.servedBy?.model);
   const records = results.map((result) => result.record);
@@ -119,7 +125,7 @@ async function restartUnderLoad(restart: () => Promise<void>, label: string): Pr
   const lost = records.flatMap((record) => record.attempts).filter((attempt) => !attempt.costKnown);
   console.log(
     `[cluster] history ${label}: ${CALLS} calls streamed, ${inFlight} in flight at the restart, history down ` +
-      `for ${downtimeMs} ms, longest pause between two calls ending ${longestPauseMs} ms; ${results.filter((result) => result.record.servedBy?.model === backup).length} ` +
+      `for ${downtimeMs} ms, the first call ended ${firstEndMs} ms after it went down; ${results.filter((result) => result.record.servedBy?.model === backup).length} ` +
       `failed over, ${lost.length} attempts lost and charged their bound; ledger spent ${ledger.spentNanoUsd} ` +
       `nano-USD = sum of records`,
   );
