@@ -1,5 +1,6 @@
 // Finds or builds the Temporal server and its SQL schema tool from the Go module, pinned, cached per machine. Node side.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -192,6 +193,15 @@ function buildInto(directory: string, version: string): void {
           go: goVersion,
           flags: ['-trimpath', '-tags', BUILD_TAGS, 'CGO_ENABLED=0'],
           serverReports: reported,
+          // The build is reproducible: the same release and Go toolchain give these same digests.
+          sha256: Object.fromEntries(
+            BINARIES.map((binary) => [
+              binary.name,
+              createHash('sha256')
+                .update(readFileSync(path.join(bin, binary.name)))
+                .digest('hex'),
+            ]),
+          ),
           builtAt: new Date().toISOString(),
         },
         null,
