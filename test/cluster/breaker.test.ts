@@ -11,9 +11,9 @@ const flaky = uniqueName('gpt-flaky');
 const steady = uniqueName('claude-steady');
 const breakerKey = `openai/${flaky}`;
 const FAILURE_THRESHOLD = 3;
-const COOLDOWN_MS = 5_000;
+const COOLDOWN_MS = 10_000;
 /** How long the probe is held at the provider, in milliseconds: long enough for every concurrent call to arrive. */
-const PROBE_HOLD_MS = 15_000;
+const PROBE_HOLD_MS = 20_000;
 const CONCURRENT_CALLS = 20;
 /** Workers trust their view of a breaker for this long (the production default hint TTL), in milliseconds. */
 const HINT_TTL_MS = 1_000;
@@ -60,7 +60,8 @@ test('failures through both workers open one breaker; after the cooldown exactly
   expect(opened.state.counts.countedFailures).toBe(FAILURE_THRESHOLD);
   expect(fake.requestsFor(flaky)).toHaveLength(FAILURE_THRESHOLD);
 
-  // While it is open, both workers skip the target (after their hint TTL at most).
+  // While it is open (a cooldown long enough for a busy machine), both workers skip the target (after their
+  // hint TTL at most).
   await delay(HINT_TTL_MS);
   const whileOpen = await Promise.all(
     Array.from({ length: 4 }, () => switchyard.generate({ route: 'probed', request })),
