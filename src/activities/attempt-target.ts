@@ -63,18 +63,17 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
     );
     const { reservation, breaker } = input;
 
+    /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
     const report = (outcome: BreakerOutcome, failureClass?: FailureClass) =>
-      attempted(() =>
-        reportBreakerOutcome({
-          provider: breaker.provider,
-          model: breaker.model,
-          policy: breaker.policy,
-          caller: breaker.caller,
-          outcome,
-          ...(failureClass !== undefined ? { failureClass } : {}),
-          wasProbe: breaker.probe,
-        }),
-      );
+      reportBreakerOutcome({
+        provider: breaker.provider,
+        model: breaker.model,
+        policy: breaker.policy,
+        caller: breaker.caller,
+        outcome,
+        ...(failureClass !== undefined ? { failureClass } : {}),
+        wasProbe: breaker.probe,
+      }).catch(() => undefined);
     const settle = (charge: AttemptCharge) =>
       reservation
         ? attempted(() => settleReservation(reservation.scope, reservation.reservationId, charge))
@@ -82,7 +81,11 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
     /** Both at once: neither depends on the other, and the caller waits for both. */
     const close = async (charge: AttemptCharge, outcome: BreakerOutcome, failureClass?: FailureClass) => {
       const [settled, reported] = await Promise.all([settle(charge), report(outcome, failureClass)]);
-      return { settled, reported } satisfies AttemptSettlement;
+      return {
+        settled,
+        reported: reported !== undefined,
+        ...(reported?.probeAtMs !== undefined ? { breakerProbeAtMs: reported.probeAtMs } : {}),
+      } satisfies AttemptSettlement;
     };
 
     try {
@@ -109,7 +112,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
             BreakerOutcome.cancelled,
           );
           return {
-            refused: true,
+            refused: true as const,
             ...(decision ? { decision } : {}),
             ...(answer === EXPIRED ? { tooLate: true } : {}),
             // A refused reservation holds nothing; an unanswered one was released just now.

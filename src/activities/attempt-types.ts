@@ -32,6 +32,7 @@ export interface AttemptFailureDetails {
   /** Set by `attemptTarget`: whether its worker already charged the ledger and told the breaker. */
   readonly settled?: boolean;
   readonly reported?: boolean;
+  readonly breakerProbeAtMs?: number;
 }
 
 /** What an attempt's worker settles on its own, so that a healthy call costs its workflow no further step. */
@@ -40,6 +41,8 @@ export interface AttemptSettlement {
   readonly settled?: boolean;
   /** The breaker has heard what it needed to of this attempt; false or absent: the workflow must report. */
   readonly reported?: boolean;
+  /** After this attempt the target's breaker is open for the route until this epoch millisecond (may probe then). */
+  readonly breakerProbeAtMs?: number;
 }
 
 /** The reservation an attempt makes on its budget scope's ledger before it sends anything. */
