@@ -1,4 +1,5 @@
 // Input and output of the provider-attempt activity. Types only; shared with workflow code.
+import type { RelayTarget } from '../config/relay';
 import type { GenerationRequest } from '../config/request';
 import type { ResolvedTarget } from '../config/resolved-route';
 import type { GenerationResult, Usage } from '../providers/types';
@@ -9,6 +10,8 @@ export interface AttemptInput {
   /** SDK timeout of this attempt, in milliseconds (the target's, shortened by the call's deadline). */
   readonly timeoutMs: number;
   readonly stream: boolean;
+  /** Where to push the answer's pieces as they stream in (a gateway request). @default none */
+  readonly relay?: RelayTarget;
 }
 
 export interface AttemptSuccess {
@@ -27,4 +30,10 @@ export interface AttemptFailureDetails {
   readonly latencyMs: number;
   /** Usage the provider reported with a failed answer (a refusal is a billed 200). */
   readonly usage?: Usage;
+  /**
+   * The caller already holds output of this call (this attempt's, pushed to the gateway's relay, or an earlier
+   * one's): the call must not fail over, or a second model's text would follow the first. The same flag is the
+   * attempt's heartbeat detail, for a worker lost mid-stream.
+   */
+  readonly outputDelivered?: true;
 }

@@ -3,9 +3,10 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureClass } from '../routing/failure-class';
 import { safeIdentifier } from '../providers/provider-failure';
-import { ProviderError, type Usage } from '../providers/types';
+import { ProviderError, type OutputDelta, type Usage } from '../providers/types';
 import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';
 import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
+import { RelayPusher } from './relay-client';
 
 function attemptFailure(
   failureClass: FailureClass,
@@ -30,24 +31,49 @@ export function createCallProvider(registry: ProviderRegistry) {
     const context = Context.current();
     const began = performance.now();
     const elapsed = () => Math.round(performance.now() - began);
+    // [relay, issue 15] A gateway's streamed request: push each piece to its relay. Once output may have
+    // reached the caller, every heartbeat says so, so a worker lost mid-stream is not failed over either.
+    const superseded = new AbortController();
+    const relay = input.relay
+      ? new RelayPusher(
+          input.relay,
+          { attemptId: context.info.activityId, target: input.target },
+          {
+            onDelivered: () => beat(),
+            onSuperseded: () => superseded.abort(),
+            onStopped: (reason) => context.log.warn(`relay stopped: ${reason}`),
+          },
+        )
+      : undefined;
+    const beat = () => context.heartbeat(relay?.callerHasOutput ? { outputDelivered: true } : undefined);
     // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
     const heartbeatEveryMs = Math.max(200, Math.floor((context.info.heartbeatTimeoutMs ?? 3_000) / 3));
-    const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
+    const heartbeat = setInterval(beat, heartbeatEveryMs);
     try {
       const provider = registry.get(input.target.provider);
       const result = await provider.generate(input.target.model, input.request, {
         timeoutMs: input.timeoutMs,
-        signal: context.cancellationSignal,
+        signal: relay
+          ? AbortSignal.any([context.cancellationSignal, superseded.signal])
+          : context.cancellationSignal,
         stream: input.stream,
-        onProgress: () => context.heartbeat(),
+        onProgress: beat,
+        ...(relay ? { onDelta: (delta: OutputDelta) => relay.push(delta) } : {}),
       });
+      // Every piece reaches the gateway before the workflow can hear of the answer.
+      await relay?.flush();
       return { result, latencyMs: elapsed() };
     } catch (error) {
+      // [relay, issue 15] Said only of a failure of ours, never of the workflow cancelling the attempt.
+      const outputDelivered = Boolean(relay?.callerHasOutput) && !context.cancellationSignal.aborted;
       if (error instanceof ProviderError) {
         // Only the reduced facts cross into history: the message was built by the adapter from the class,
         // status, code and request id, never from the provider's response text.
         const { status, providerCode, retryAfterMs, requestId, requestSent, usage } = error.details;
-        throw attemptFailure(error.failureClass, error.message, {
+        const message = superseded.signal.aborted
+          ? `${input.target.provider} ${input.target.model}: stopped, the caller already had another attempt's output`
+          : error.message;
+        throw attemptFailure(error.failureClass, message, {
           ...(status !== undefined ? { status } : {}),
           ...(providerCode !== undefined ? { providerCode } : {}),
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -55,6 +81,7 @@ export function createCallProvider(registry: ProviderRegistry) {
           ...(usage !== undefined ? { usage: countsOnly(usage) } : {}),
           requestSent,
           latencyMs: elapsed(),
+          ...(outputDelivered ? { outputDelivered } : {}),
         });
       }
       if (error instanceof MissingApiKeyError) {

@@ -1,6 +1,7 @@
 // One provider attempt as an activity: its options, its outcome classified and what it costs. Workflow code.
-import { proxyActivities } from '@temporalio/workflow';
-import type { SwitchyardActivities } from '../../activities';
+import { ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import type { AttemptFailureDetails, SwitchyardActivities } from '../../activities';
+import type { RelayTarget } from '../../config/relay';
 import type { GenerationRequest } from '../../config/request';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import type { PlannedAttempt } from '../../routing/attempt-plan';
@@ -31,6 +32,8 @@ export interface ProviderAttemptInput {
   readonly attempt: number;
   /** The attempt's worst-case cost: charged when the request went out and its usage is unknown. */
   readonly boundNanoUsd: NanoUsd;
+  /** [relay, issue 15] The gateway's relay the attempt pushes its output to, for a gateway's stream. */
+  readonly relay?: RelayTarget;
 }
 
 export type ProviderAttemptOutcome =
@@ -47,7 +50,22 @@ export type ProviderAttemptOutcome =
       readonly latencyMs: number;
       /** The activity's error as thrown, to rethrow a cancellation unchanged. */
       readonly error: unknown;
+      /** [relay, issue 15] The caller already holds output of this call: it must not fail over. */
+      readonly outputDelivered: boolean;
     };
+
+/**
+ * [relay, issue 15] Whether output already reached the gateway's caller: the activity says so in its failure
+ * details, or, when its worker was lost mid-stream, in its last heartbeat's details. Reading a new field
+ * changes no command, so no patch is needed.
+ */
+function outputReachedCaller(error: unknown, details: AttemptFailureDetails | undefined): boolean {
+  if (details?.outputDelivered === true) return true;
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof TimeoutFailure)) return false;
+  const beat = cause.lastHeartbeatDetails as { outputDelivered?: unknown } | undefined;
+  return beat?.outputDelivered === true;
+}
 
 export async function runProviderAttempt(input: ProviderAttemptInput): Promise<ProviderAttemptOutcome> {
   const { target, timeoutMs } = input;
@@ -60,7 +78,15 @@ export async function runProviderAttempt(input: ProviderAttemptInput): Promise<P
         retry: { maximumAttempts: 1 },
         summary: `#${input.attempt} ${target.provider}/${target.model}`,
       },
-      [{ target, request: input.request, timeoutMs, stream: input.stream }],
+      [
+        {
+          target,
+          request: input.request,
+          timeoutMs,
+          stream: input.stream,
+          ...(input.relay ? { relay: input.relay } : {}),
+        },
+      ],
     );
     const charge = { costNanoUsd: costOfUsage(target.prices, success.result.usage), costKnown: true };
     return { succeeded: true, result: success.result, charge, latencyMs: success.latencyMs };
@@ -82,6 +108,7 @@ export async function runProviderAttempt(input: ProviderAttemptInput): Promise<P
       charge,
       latencyMs: details?.latencyMs ?? Date.now() - startedAt,
       error,
+      outputDelivered: outputReachedCaller(error, details),
     };
   }
 }

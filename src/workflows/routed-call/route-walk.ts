@@ -254,6 +254,7 @@ export class RouteWalk {
       timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
       attempt: this.log.nextAttemptNumber,
       boundNanoUsd,
+      ...(this.input.relay ? { relay: this.input.relay } : {}), // [relay, issue 15]
     });
     const { charge, latencyMs } = outcome;
     if (outcome.succeeded) {
@@ -276,6 +277,19 @@ export class RouteWalk {
     this.log.add(failedAttemptEntry(planned, outcome));
     // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
     await settleAttempt(pass, { succeeded: false, failureClass: failure.failureClass, charge });
+    // [relay, issue 15] Output already reached the gateway's caller: failing over would splice a second model's
+    // text onto the first, so the call ends here. A class that never fails over still ends the usual way.
+    if (
+      outcome.outputDelivered &&
+      (failure.failureClass === FailureClass.cancelled || failsOver(this.route, failure.failureClass))
+    ) {
+      this.stoppedForGood = true;
+      throw routingFailure(
+        RoutedCallFailureType.streamInterrupted,
+        `${failure.failureClass} after output reached the caller`,
+        this.log.record(),
+      );
+    }
     if (failure.failureClass === FailureClass.cancelled) throw outcome.error;
     if (!failsOver(this.route, failure.failureClass)) {
       this.stoppedForGood = true;
