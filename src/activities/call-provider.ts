@@ -64,7 +64,9 @@ export function createCallProvider(registry: ProviderRegistry) {
       await relay?.flush();
       return { result, latencyMs: elapsed() };
     } catch (error) {
-      // [relay, issue 15] Said only of a failure of ours, never of the workflow cancelling the attempt.
+      // [relay, issue 15] Pushes still in flight decide whether output reached the caller: wait for them. Said
+      // only of a failure of ours, never of the workflow cancelling the attempt.
+      await relay?.flush();
       const outputDelivered = Boolean(relay?.callerHasOutput) && !context.cancellationSignal.aborted;
       if (error instanceof ProviderError) {
         // Only the reduced facts cross into history: the message was built by the adapter from the class,
