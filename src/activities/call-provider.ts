@@ -26,6 +26,10 @@ function countsOnly(usage: Usage): Usage {
   return { inputTokens, cachedInputTokens, outputTokens, raw: {} };
 }
 
+function supersededMessage(input: AttemptInput): string {
+  return `${input.target.provider} ${input.target.model}: stopped, the caller already had another attempt's output`;
+}
+
 export function createCallProvider(registry: ProviderRegistry) {
   return async function callProvider(input: AttemptInput): Promise<AttemptSuccess> {
     const context = Context.current();
@@ -62,19 +66,29 @@ export function createCallProvider(registry: ProviderRegistry) {
       });
       // Every piece reaches the gateway before the workflow can hear of the answer.
       await relay?.flush();
+      if (superseded.signal.aborted) {
+        // [relay, issue 15] Answered, but the caller already had another attempt's output: this answer must
+        // not be the call's. It was billed, so its real cost is charged.
+        throw attemptFailure(FailureClass.cancelled, supersededMessage(input), {
+          status: 200,
+          requestSent: true,
+          latencyMs: elapsed(),
+          usage: countsOnly(result.usage),
+          outputDelivered: true,
+        });
+      }
       return { result, latencyMs: elapsed() };
     } catch (error) {
       // [relay, issue 15] Pushes still in flight decide whether output reached the caller: wait for them. Said
       // only of a failure of ours, never of the workflow cancelling the attempt.
       await relay?.flush();
       const outputDelivered = Boolean(relay?.callerHasOutput) && !context.cancellationSignal.aborted;
+      if (error instanceof ApplicationFailure) throw error;
       if (error instanceof ProviderError) {
         // Only the reduced facts cross into history: the message was built by the adapter from the class,
         // status, code and request id, never from the provider's response text.
         const { status, providerCode, retryAfterMs, requestId, requestSent, usage } = error.details;
-        const message = superseded.signal.aborted
-          ? `${input.target.provider} ${input.target.model}: stopped, the caller already had another attempt's output`
-          : error.message;
+        const message = superseded.signal.aborted ? supersededMessage(input) : error.message;
         throw attemptFailure(error.failureClass, message, {
           ...(status !== undefined ? { status } : {}),
           ...(providerCode !== undefined ? { providerCode } : {}),
