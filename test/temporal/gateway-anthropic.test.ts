@@ -1,7 +1,6 @@
 // The gateway's Anthropic surface driven by the real `@anthropic-ai/sdk` client, and what both surfaces share:
 // tool calls, concurrent streams, limits, the model list and a caller who leaves.
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
 import { eventually } from '../support/eventually';
 
