@@ -228,10 +228,10 @@ export async function measureGateway(
 
 export function renderGatewayTable(results: GatewayBenchResults): string {
   const row = (label: string, summary: Summary) =>
-    `| ${label.padEnd(34)} | ${String(summary.p50).padStart(7)} | ${String(summary.p99).padStart(7)} |`;
+    `| ${label.padEnd(36)} | ${String(summary.p50).padStart(7)} | ${String(summary.p99).padStart(7)} |`;
   return [
-    `| ${'gateway path (ms)'.padEnd(34)} | ${'p50'.padStart(7)} | ${'p99'.padStart(7)} |`,
-    `| ${'-'.repeat(34)} | ${'-'.repeat(6)}: | ${'-'.repeat(6)}: |`,
+    `| ${'gateway path (ms)'.padEnd(36)} | ${'p50'.padStart(7)} | ${'p99'.padStart(7)} |`,
+    `| ${'-'.repeat(36)} | ${'-'.repeat(6)}: | ${'-'.repeat(6)}: |`,
     row('direct call (JSON), whole', results.total.directJson),
     row('direct streamed call, whole', results.total.directStream),
     row('direct streamed call, first token', results.timeToFirstToken.direct),
