@@ -33,7 +33,7 @@ test('a chat completion is a routed call: the answer, usage and the routing head
     text: 'hello from gpt',
     usage: { inputTokens: 10, outputTokens: 5 },
   });
-  await harness.withGateway(async ({ openai, switchyard }) => {
+  await harness.withGateway(async ({ openai, switchyard, key }) => {
     const { data, response } = await openai.chat.completions
       .create({
         model: 'support',
@@ -57,6 +57,10 @@ test('a chat completion is a routed call: the answer, usage and the routing head
     // The workflow is a routed call like any other, with the request as the provider received it.
     const inspection = await switchyard.inspect(workflowId);
     expect(inspection.record?.attempts).toHaveLength(1);
+    // The gateway key is nowhere in its history: only its public id, as a label.
+    const history = JSON.stringify(await switchyard.temporal.workflow.getHandle(workflowId).fetchHistory());
+    expect(history).not.toContain(key.slice(16));
+    expect(history).toContain(key.slice(3, 15));
     const received = harness.fake.requestsFor('gpt-primary')[0]!.body as Record<string, unknown>;
     expect(received.max_completion_tokens ?? received.max_tokens).toBe(64);
     expect(received.messages).toEqual([
