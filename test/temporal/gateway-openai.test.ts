@@ -2,6 +2,9 @@
 import OpenAI from 'openai';
 import { routedCallWorkflowId } from '../../src/workflows/definitions';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { workflowText } from '../support/secrets-scan';
+import { eventually } from '../support/eventually';
+import { setTimeout as delay } from 'node:timers/promises';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -58,7 +61,8 @@ test('a chat completion is a routed call: the answer, usage and the routing head
     const inspection = await switchyard.inspect(workflowId);
     expect(inspection.record?.attempts).toHaveLength(1);
     // The gateway key is nowhere in its history: only its public id, as a label.
-    const history = JSON.stringify(await switchyard.temporal.workflow.getHandle(workflowId).fetchHistory());
+    const { runId } = await switchyard.temporal.workflow.getHandle(workflowId).describe();
+    const { text: history } = await workflowText(switchyard.temporal, workflowId, runId);
     expect(history).not.toContain(key.slice(16));
     expect(history).toContain(key.slice(3, 15));
     const received = harness.fake.requestsFor('gpt-primary')[0]!.body as Record<string, unknown>;
@@ -176,7 +180,7 @@ test('a failure after the first piece ends the stream with an error event and ne
 
 test('errors come in OpenAI shape with the failure type: refusal, unknown route, bad key, no key', async () => {
   harness.fake.script('gpt-primary', { kind: 'refusal' });
-  await harness.withGateway(async ({ openai, gateway }) => {
+  await harness.withGateway(async ({ openai, gateway, switchyard, taskQueue }) => {
     const refusal = await openai.chat.completions
       .create({ model: 'support', messages: hello })
       .catch((e) => e);
@@ -208,6 +212,13 @@ test('errors come in OpenAI shape with the failure type: refusal, unknown route,
     });
     expect(bare.status).toBe(401);
     expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
+
+    // Only the refused call became a workflow: the unknown route and the bad keys started nothing.
+    const query = `TaskQueue = '${taskQueue}'`;
+    const count = () => switchyard.temporal.workflow.count(query).then(({ count }) => count);
+    await eventually('the refused call is visible', count, (found) => found >= 1);
+    await delay(1_000);
+    expect(await count()).toBe(1);
   });
   // Only the refusal reached a provider.
   expect(harness.fake.requests).toHaveLength(1);
