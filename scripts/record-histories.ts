@@ -1,9 +1,12 @@
 // `npm run histories:record`: runs each workflow path once on a private dev server and writes its history to
 // test/fixtures/histories for the replay test. Script side.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createProviderRegistry } from '../src/activities/provider-registry';
@@ -23,6 +26,7 @@ import {
   FIXTURE_INDEX_FILE,
   fixturePath,
   historyToFixtureJson,
+  readFixtureIndex,
   secretsIn,
   type HistoryFixture,
   type HistoryFixtureIndex,
@@ -46,8 +50,15 @@ function recorderConfig(fake: FakeProvider): Config {
   const target = (provider: string, model: string) => ({ provider, model, timeoutMs: 5_000 });
   return parseConfig({
     providers: fakeProviders(fake, {
-      openai: ['failover-primary', 'breaker-model', 'ledger-primary', 'patience-primary', 'digest'],
-      anthropic: ['failover-secondary', 'ledger-secondary', 'patience-secondary'],
+      openai: [
+        'failover-primary',
+        'breaker-model',
+        'ledger-primary',
+        'patience-primary',
+        'digest',
+        'stream-primary',
+      ],
+      anthropic: ['failover-secondary', 'ledger-secondary', 'patience-secondary', 'stream-secondary'],
     }),
     routes: {
       failover: {
@@ -63,6 +74,7 @@ function recorderConfig(fake: FakeProvider): Config {
         breaker: { failureThreshold: 1, cooldownMs: COOLDOWN_MS },
       },
       digest: { targets: [target('openai', 'digest')] },
+      stream: { targets: [target('openai', 'stream-primary'), target('anthropic', 'stream-secondary')] },
     },
     defaultRoute: 'failover',
     budgets: {
@@ -290,13 +302,73 @@ async function scheduledGeneration({ switchyard, client, fake }: ScenarioContext
   }
 }
 
-const SCENARIOS = [failoverWithBudget, breakerCycle, ledgerWindow, patience, scheduledGeneration];
+/**
+ * (f) A gateway's streamed call: the primary's pieces are pushed to a relay (a stand-in for the gateway that takes
+ * them all), then its stream is cut; output had reached the caller, so the call ends StreamInterrupted.
+ */
+async function streamInterrupted({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  const relay = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200).end());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  try {
+    fake.script('stream-primary', { kind: 'stream_cut', afterEvents: 3 });
+    fake.scriptAlways('stream-secondary', answer);
+    const { port } = relay.address() as AddressInfo;
+    const handle = await switchyard.start(
+      {
+        route: 'stream',
+        request: { ...request, messages: [{ role: 'user', content: 'one two three four five six seven' }] },
+        stream: true,
+        // A token that was good for this recording only.
+        relay: {
+          url: `http://127.0.0.1:${port}/switchyard/relay/recorder`,
+          token: 'recorder-relay-token-0000',
+        },
+      },
+      { idempotencyKey: 'recorder-stream-interrupted' },
+    );
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error as { type?: string },
+    );
+    if (failure?.type !== 'StreamInterrupted' || fake.counters('stream-secondary').requests !== 0)
+      throw new Error(`stream scenario went another way: ${String(failure?.type)}`);
+    return [
+      {
+        name: 'routed-call-stream-interrupted',
+        scenario:
+          "gateway stream: the primary's pieces reached the relay, then its stream was cut; StreamInterrupted, no failover",
+        workflowType: 'routedCallWorkflow',
+        workflowId: handle.workflowId,
+        runId: await runIdOf(client, handle.workflowId),
+      },
+    ];
+  } finally {
+    relay.closeAllConnections();
+    relay.close();
+  }
+}
+
+const SCENARIOS = [
+  failoverWithBudget,
+  breakerCycle,
+  ledgerWindow,
+  patience,
+  scheduledGeneration,
+  streamInterrupted,
+];
 
 /**
  * Fetches every recorded run's history, checks them all, then replaces the folder's fixtures with them (a
  * scenario that was renamed or dropped leaves no stale file behind).
  */
-async function writeFixtures(client: Client, recorded: readonly Recorded[]): Promise<void> {
+async function writeFixtures(
+  client: Client,
+  recorded: readonly Recorded[],
+  mode: 'replace' | 'add',
+): Promise<void> {
   const secrets = Object.values(TEST_API_KEYS);
   const files: { fixture: HistoryFixture; json: string }[] = [];
   for (const { runId, ...fixture } of recorded) {
@@ -308,8 +380,15 @@ async function writeFixtures(client: Client, recorded: readonly Recorded[]): Pro
     files.push({ fixture: { ...fixture, events: history.events?.length ?? 0 }, json });
   }
   mkdirSync(FIXTURE_DIRECTORY, { recursive: true });
-  for (const file of readdirSync(FIXTURE_DIRECTORY))
-    if (file.endsWith('.json')) rmSync(path.join(FIXTURE_DIRECTORY, file));
+  // `--only` adds (or replaces) its fixtures and keeps every other one, those of paths no scenario records any
+  // more included (histories from before a patch).
+  const kept =
+    mode === 'add' && existsSync(path.join(FIXTURE_DIRECTORY, FIXTURE_INDEX_FILE))
+      ? readFixtureIndex().histories.filter((old) => !files.some(({ fixture }) => fixture.name === old.name))
+      : [];
+  if (mode === 'replace')
+    for (const file of readdirSync(FIXTURE_DIRECTORY))
+      if (file.endsWith('.json')) rmSync(path.join(FIXTURE_DIRECTORY, file));
   for (const { fixture, json } of files) {
     writeFileSync(fixturePath(fixture.name), json);
     console.log(
@@ -319,12 +398,21 @@ async function writeFixtures(client: Client, recorded: readonly Recorded[]): Pro
   const index: HistoryFixtureIndex = {
     recordedBy: 'npm run histories:record',
     sdkVersion: (require('@temporalio/worker/package.json') as { version: string }).version,
-    histories: files.map(({ fixture }) => fixture),
+    histories: [...kept, ...files.map(({ fixture }) => fixture)],
   };
   writeFileSync(path.join(FIXTURE_DIRECTORY, FIXTURE_INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
 }
 
 async function main(): Promise<void> {
+  // `--only streamInterrupted,patience` records those scenarios alone and keeps the other fixtures.
+  const { values } = parseArgs({ options: { only: { type: 'string' } } });
+  const only = values.only?.split(',').map((name) => name.trim());
+  const unknown = only?.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name)) ?? [];
+  if (unknown.length > 0)
+    throw new Error(
+      `--only: no scenario ${unknown.join(', ')} (${SCENARIOS.map((scenario) => scenario.name).join(', ')})`,
+    );
+  const scenarios = only ? SCENARIOS.filter((scenario) => only.includes(scenario.name)) : SCENARIOS;
   // Failed attempts are part of the scenarios and log as warnings.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const server = await startDevServer({ headless: true });
@@ -344,14 +432,14 @@ async function main(): Promise<void> {
     const recorded = await worker.runUntil(
       (async () => {
         const all: Recorded[] = [];
-        for (const scenario of SCENARIOS) {
+        for (const scenario of scenarios) {
           fake.reset();
           all.push(...(await scenario({ switchyard, client, fake })));
         }
         return all;
       })(),
     );
-    await writeFixtures(client, recorded);
+    await writeFixtures(client, recorded, only ? 'add' : 'replace');
   } finally {
     await connection.close();
     await nativeConnection.close();
