@@ -288,8 +288,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         }),
       );
     } finally {
+      // Fastify's onResponse hook still logs the hijacked response when it ends.
       registration.close();
-      log(request, reply.raw.statusCode);
     }
   };
 
