@@ -270,3 +270,20 @@ test('a caller who leaves a stream cancels its call, unless it sent an Idempoten
     expect((await switchyard.inspect(kept)).answer?.text).toBe('a b c d e f g h i j k l m n o p');
   });
 });
+
+test("a request's time is its call's deadline: a provider that hangs is a 504 DeadlineExceeded", async () => {
+  harness.fake.scriptAlways('claude-secondary', { kind: 'hang' });
+  harness.fake.scriptAlways('gpt-secondary', { kind: 'hang' });
+  await harness.withGateway(
+    async ({ anthropic }) => {
+      const late = await anthropic.messages
+        .create({ model: 'reverse', max_tokens: 16, messages: hello })
+        .catch((error) => error);
+      expect(late).toBeInstanceOf(Anthropic.APIError);
+      expect(late.status).toBe(504);
+      expect(late.error).toMatchObject({ error: { type: 'timeout_error', code: 'DeadlineExceeded' } });
+      expect(late.headers.get('x-switchyard-workflow-id')).toMatch(/^switchyard-call-gw-/);
+    },
+    { callTimeoutMs: 1_500 },
+  );
+});
