@@ -94,6 +94,12 @@ export function toGatewayError(error: unknown, nowMs: number = Date.now()): Gate
       param: error.field,
     });
   }
+  // The client's own size check (a payload too large for Temporal) names the limit in its message: our words.
+  if ((error as Error | undefined)?.name === 'PayloadTooLargeError') {
+    return new GatewayError((error as Error).message, GatewayErrorKind.requestTooLarge, 'payload_too_large', {
+      param: 'messages',
+    });
+  }
   // Our own words only: an unexpected error's message could hold anything.
   return new GatewayError(
     `internal gateway error (${(error as Error | undefined)?.name ?? 'unknown'})`,
