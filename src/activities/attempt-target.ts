@@ -14,7 +14,7 @@ import type {
   TargetAttemptResult,
 } from './attempt-types';
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
-import { heartbeatIntervalMs, type createProviderCall } from './call-provider';
+import { AttemptHeartbeat, type createProviderCall } from './call-provider';
 import type { LedgerSettler } from './ledger-access';
 import type { ReserveBudgetInput } from './reserve-budget';
 
@@ -56,11 +56,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
   return async function attemptTarget(input: TargetAttemptInput): Promise<TargetAttemptResult> {
     const context = Context.current();
     const startedAt = Date.now();
-    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
-    const heartbeat = setInterval(
-      () => context.heartbeat(),
-      heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
-    );
+    const heartbeat = new AttemptHeartbeat(context);
     const { reservation, breaker } = input;
 
     /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
@@ -140,8 +136,14 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
       }
       try {
         const success = await callTarget(
-          { target: input.target, request: input.request, timeoutMs, stream: input.stream },
-          { signal: context.cancellationSignal, onProgress: () => context.heartbeat() },
+          {
+            target: input.target,
+            request: input.request,
+            timeoutMs,
+            stream: input.stream,
+            ...(input.relay ? { relay: input.relay } : {}),
+          },
+          { activity: context, heartbeat },
         );
         const charge = {
           costNanoUsd: costOfUsage(input.target.prices, success.result.usage),
@@ -177,7 +179,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         });
       }
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.stop();
     }
   };
 }

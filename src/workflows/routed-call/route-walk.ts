@@ -345,6 +345,7 @@ export class RouteWalk {
       timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
       attempt: this.log.nextAttemptNumber,
       boundNanoUsd,
+      ...(this.input.relay ? { relay: this.input.relay } : {}),
     };
     const outcome = this.lean
       ? await runTargetAttempt({
@@ -408,6 +409,19 @@ export class RouteWalk {
     else this.skips.closedAfterFailure = true;
     // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
     await settleAttempt(fallback, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
+    // Output already reached the gateway's caller: failing over would splice a second model's text onto the
+    // first, so the call ends here. A class that never fails over still ends the usual way.
+    if (
+      outcome.outputDelivered &&
+      (failure.failureClass === FailureClass.cancelled || failsOver(this.route, failure.failureClass))
+    ) {
+      this.stoppedForGood = true;
+      throw routingFailure(
+        RoutedCallFailureType.streamInterrupted,
+        `${failure.failureClass} after output reached the caller`,
+        this.log.record(),
+      );
+    }
     if (failure.failureClass === FailureClass.cancelled) throw outcome.error;
     if (!failsOver(this.route, failure.failureClass)) {
       this.stoppedForGood = true;
