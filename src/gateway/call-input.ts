@@ -8,11 +8,6 @@ import { keyAllowsRoute, type StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import type { Surface, SurfaceRequest } from './surface';
 
-/** Temporal's default refusal size for one payload (the server's `limit.blobSize.error`), in bytes. */
-export const TEMPORAL_BLOB_LIMIT_BYTES = 2 * 1024 * 1024;
-/** Room left for the rest of the start request and for encryption's few bytes, in bytes. */
-const PAYLOAD_MARGIN_BYTES = 64 * 1024;
-
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 export interface PreparedCall {
@@ -80,16 +75,8 @@ export function prepareCall(options: {
     labels: { gateway: options.surface.name, gatewayKey: key.id },
   };
   const input = validateCallInput(value);
-  const bytes = Buffer.byteLength(JSON.stringify(input));
-  if (bytes > TEMPORAL_BLOB_LIMIT_BYTES - PAYLOAD_MARGIN_BYTES) {
-    throw new GatewayError(
-      `the request is ${bytes} bytes as a routed call's input; Temporal refuses a payload over ` +
-        `${TEMPORAL_BLOB_LIMIT_BYTES} bytes (limit.blobSize.error), so it cannot be a workflow: shorten the messages`,
-      GatewayErrorKind.requestTooLarge,
-      'payload_too_large',
-      { param: 'messages' },
-    );
-  }
+  // Too large for Temporal is refused by the client's start (PayloadTooLargeError, a 413), which knows whether
+  // a payload store takes large payloads out of history.
   // Scoped to the gateway key: two clients choosing the same Idempotency-Key never share a call.
   const callKey =
     options.idempotencyKey !== undefined ? `gw-${key.id}-${options.idempotencyKey}` : `gw-${randomUUID()}`;

@@ -11,6 +11,7 @@
 // as zod needs them. Nothing a workflow could change is reachable through a frozen schema's own properties.
 import * as routedCallInput from '../config/routed-call-input';
 import * as request from '../config/request';
+import * as relay from '../config/relay';
 import * as route from '../config/route';
 import * as schedule from '../config/schedule';
 import * as budget from '../config/budget';
@@ -51,6 +52,7 @@ const seen = new Set<unknown>();
 for (const module of [
   routedCallInput,
   request,
+  relay,
   route,
   schedule,
   budget,
