@@ -7,6 +7,7 @@ import {
   limitChange,
   type BudgetLimitChange,
 } from '../config/budget';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import type { LedgerSnapshot } from '../routing/ledger-snapshot';
 import { DEFAULT_TASK_QUEUE } from '../workflows/definitions';
 import { ledgerWorkflowId, setLimitUpdate, snapshotQuery } from '../workflows/ledger/ledger-definitions';
@@ -74,8 +75,10 @@ export class Ledgers {
     const validScopeName = validScope(scope);
     const parsed = BudgetLimitChangeSchema.safeParse(change);
     if (!parsed.success) {
-      const field = parsed.error.issues[0]?.path.join('.') ?? '';
-      throw new InvalidRequestError(`Invalid budget limit:\n${z.prettifyError(parsed.error)}`, field);
+      throw new InvalidRequestError(
+        `Invalid budget limit:\n${prettifyIssues(parsed.error)}`,
+        firstIssueField(parsed.error),
+      );
     }
     return this.options.client.workflow.executeUpdateWithStart(setLimitUpdate, {
       args: [limitChange(parsed.data)],

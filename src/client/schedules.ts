@@ -8,10 +8,10 @@ import {
   type ScheduleOptions,
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
-import { z } from 'zod';
 import type { Config } from '../config/config';
 import { configPath, loadConfig } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import {
   DEFAULT_SCHEDULED_PATIENCE_MS,
   ScheduleDefinitionSchema,
@@ -209,8 +209,10 @@ export class Schedules {
   private validate(definition: ScheduleDefinitionInput): ScheduleDefinition {
     const parsed = ScheduleDefinitionSchema.safeParse(definition);
     if (!parsed.success) {
-      const field = parsed.error.issues[0]?.path.join('.') ?? '';
-      throw new InvalidRequestError(`Invalid schedule:\n${z.prettifyError(parsed.error)}`, field);
+      throw new InvalidRequestError(
+        `Invalid schedule:\n${prettifyIssues(parsed.error)}`,
+        firstIssueField(parsed.error),
+      );
     }
     const validated = parsed.data;
     const config = this.routeConfig();

@@ -8,7 +8,6 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { z } from 'zod';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
@@ -18,6 +17,7 @@ import {
   type RoutedCallInput,
   type RoutedCallInputValue,
 } from '../config/routed-call-input';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import { planCall, type CallPlan } from '../routing/call-plan';
 import type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import {
@@ -88,8 +88,10 @@ export interface RoutedCallInspection {
 export function validateCallInput(input: RoutedCallInputValue): RoutedCallInput {
   const parsed = RoutedCallInputSchema.safeParse(input);
   if (!parsed.success) {
-    const field = parsed.error.issues[0]?.path.join('.') ?? '';
-    throw new InvalidRequestError(`Invalid routed call:\n${z.prettifyError(parsed.error)}`, field);
+    throw new InvalidRequestError(
+      `Invalid routed call:\n${prettifyIssues(parsed.error)}`,
+      firstIssueField(parsed.error),
+    );
   }
   return parsed.data;
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigSchema, type Config } from './config';
+import { prettifyIssues, spreadUnknownKeys } from './strict-object';
 
 /** Config file used when neither an explicit path nor `SWITCHYARD_CONFIG` is given. */
 export const DEFAULT_CONFIG_FILE = 'switchyard.config.json';
@@ -24,10 +25,11 @@ export function parseConfig(value: unknown, file?: string): Config {
   const parsed = ConfigSchema.safeParse(value);
   if (!parsed.success) {
     const where = file ? ` in ${file}` : '';
+    // Each unknown key becomes its own issue at its own path, so `issues` names every field to fix.
     throw new ConfigError(
-      `Invalid Switchyard config${where}:\n${z.prettifyError(parsed.error)}`,
+      `Invalid Switchyard config${where}:\n${prettifyIssues(parsed.error)}`,
       file,
-      parsed.error.issues,
+      spreadUnknownKeys(parsed.error.issues),
     );
   }
   return parsed.data;

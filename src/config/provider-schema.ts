@@ -1,7 +1,8 @@
 // Provider and model schemas: endpoints, key variables, prices and context windows. Workflow-safe (zod only).
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 
-export const ModelSchema = z.object({
+export const ModelSchema = strictObject({
   /** USD per million prompt tokens. */
   inputUsdPerMillion: z.number().min(0),
   /** USD per million prompt tokens served from cache. @default the input price */
@@ -13,7 +14,7 @@ export const ModelSchema = z.object({
 });
 export type ModelConfig = z.infer<typeof ModelSchema>;
 
-export const ProviderSchema = z.object({
+export const ProviderSchema = strictObject({
   /** Wire format: `openai` (Chat Completions), `anthropic` (Messages) or any `openai-compatible` server. */
   kind: z.enum(['openai', 'anthropic', 'openai-compatible']),
   /** Name of the environment variable that holds the API key; read by the worker only. */

@@ -1,5 +1,6 @@
 // Input of the routed-call workflow: zod schema shared by the client and the workflow. Workflow-safe.
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 import { GenerationRequestSchema } from './request';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
 
@@ -25,7 +26,7 @@ const RouteReferenceSchema = z.custom<string | RouteSpecInput>().transform((valu
   return z.NEVER;
 });
 
-export const RoutedCallInputSchema = z.object({
+export const RoutedCallInputSchema = strictObject({
   /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
   route: RouteReferenceSchema.optional(),
   request: GenerationRequestSchema,
