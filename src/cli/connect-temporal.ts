@@ -5,6 +5,7 @@ import { CodecKeyError } from '../codec/codec-key';
 import { dataConverterFromEnvironment } from '../codec/data-converter';
 import { MissingKeyCodec } from '../codec/missing-key-codec';
 import { SwitchyardClient } from '../client/switchyard-client';
+import type { Config } from '../config/config';
 import { temporalUnreachable, UsageError } from './cli-errors';
 import type { GlobalOptions } from './global-options';
 
@@ -24,8 +25,11 @@ export function isTemporalUnavailable(error: unknown): boolean {
   return candidates.some((candidate) => isGrpcServiceError(candidate) && candidate.code === GRPC_UNAVAILABLE);
 }
 
-/** Connects with the global options; any failure to connect becomes a {@link TemporalUnreachableError}. */
-export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConnection> {
+/**
+ * Connects with the global options; any failure to connect becomes a {@link TemporalUnreachableError}.
+ * @param config given to the client, which then checks calls against it (and shows their targets in the UI)
+ */
+export async function connectSwitchyard(globals: GlobalOptions, config?: Config): Promise<CliConnection> {
   let dataConverter;
   try {
     // Encrypted payloads (SWITCHYARD_CODEC_KEY) must be readable by `show` and `call`; a bad key is a usage error.
@@ -46,6 +50,7 @@ export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConn
     switchyard: new SwitchyardClient({
       client: temporal,
       ...(globals.taskQueue ? { taskQueue: globals.taskQueue } : {}),
+      ...(config ? { config } : {}),
     }),
     close: () => temporal.connection.close(),
   };

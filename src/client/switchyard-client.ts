@@ -115,8 +115,9 @@ export function planRoutedCall(config: Config, input: RoutedCallInputValue): Cal
 /**
  * Refuses, before anything starts, a call the workers would refuse for its route: one they cannot resolve,
  * or one without a budget scope on a route that requires it. The workers check again against their config.
+ * @throws InvalidRequestError naming the field
  */
-function checkCallAgainstConfig(config: Config, call: RoutedCallInput): void {
+export function checkCallAgainstConfig(config: Config, call: RoutedCallInput): void {
   const route = resolveCallRoute(config, call);
   if (route.requireBudget && call.budget === undefined) {
     throw new InvalidRequestError(

@@ -1,5 +1,5 @@
 // Reads and validates the config file; every problem is reported with its path. Node side (file I/O).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigSchema, type Config } from './config';
@@ -38,6 +38,18 @@ export function parseConfig(value: unknown, file?: string): Config {
 /** The config file path: the argument, else `SWITCHYARD_CONFIG`, else `./switchyard.config.json`. */
 export function configPath(explicit?: string): string {
   return path.resolve(explicit ?? process.env.SWITCHYARD_CONFIG ?? DEFAULT_CONFIG_FILE);
+}
+
+/**
+ * The config a client checks calls against before starting them: the file named by `explicit` or
+ * `SWITCHYARD_CONFIG`, which must load (a missing, empty or invalid file throws {@link ConfigError}); else
+ * `./switchyard.config.json` when it exists; else `undefined`, for a client away from the workers' config,
+ * which leaves the checks to the workers.
+ */
+export function loadConfigIfPresent(explicit?: string): Config | undefined {
+  const named = explicit ?? process.env.SWITCHYARD_CONFIG;
+  if (named === undefined && !existsSync(configPath())) return undefined;
+  return loadConfig(named);
 }
 
 export function loadConfig(file?: string): Config {

@@ -1,5 +1,6 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
-import { validateCallInput } from '../../client/switchyard-client';
+import { checkCallAgainstConfig, validateCallInput } from '../../client/switchyard-client';
+import { loadConfigIfPresent } from '../../config/load-config';
 import { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
 import { routedCallWorkflowId } from '../../workflows/definitions';
@@ -106,12 +107,17 @@ export const callCommand: Command = {
     });
     // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up.
     const input = validateCallInput(buildCallInput(requestFlags, prompt));
+    // The config is read as for `plan` and `schedule`: one that is named (--config, SWITCHYARD_CONFIG) or
+    // present must load (exit 3), and a route it cannot resolve is refused here (exit 2), so such a call never
+    // reaches Temporal. Only a client with no config at all leaves the check to the workers.
+    const config = loadConfigIfPresent(globals.configFile);
+    if (config) checkCallAgainstConfig(config, input);
 
     // Loaded after the arguments are checked: the connection brings the native worker runtime (a second or
     // more), which a mistyped flag should not wait for.
     const { connectSwitchyard, isTemporalUnavailable } =
       require('../connect-temporal') as typeof import('../connect-temporal');
-    const connection = await connectSwitchyard(globals);
+    const connection = await connectSwitchyard(globals, config);
     try {
       const handle = await connection.switchyard.start(input, idempotencyKey ? { idempotencyKey } : {});
       // Aborting cancels the result's long poll; without it the process would linger after Ctrl-C.
