@@ -23,6 +23,7 @@ const FLAG_BY_SCHEDULE_FIELD: readonly (readonly [field: string, flag: string])[
   ['call.route', '--route'],
   ['call.budget', '--budget'],
   ['call.deadlineMs', '--deadline-ms'],
+  ['call.maxCostUsd', '--max-cost-usd'],
   ['call.patienceMs', '--patience'],
   ['call', '--request'],
 ];

@@ -118,3 +118,25 @@ test('show of an unknown workflow id exits 2 and names it', async () => {
   expect(out).toBe('');
   expect(err).toContain('no workflow with id "switchyard-call-no-such-call"');
 });
+
+test('call --patience waits out a round of failures; --max-cost-usd refuses before any request', async () => {
+  // Both targets fail once, then answer: without patience the call fails, with it a second round serves it.
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
+  harness.fake.script('claude-primary', { kind: 'error', error: 'overloaded' });
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'after the outage' });
+  await harness.withWorker(async (_client, taskQueue) => {
+    const patient = await switchyard(taskQueue, ['call', 'wait for it', '--patience', '1m', '--json']);
+    expect(patient.code).toBe(ExitCode.ok);
+    const { answer, record } = JSON.parse(patient.out) as { answer: { text: string }; record: RoutingRecord };
+    expect(answer.text).toBe('after the outage');
+    expect(record.rounds).toBe(2);
+
+    const before = harness.fake.requests.length;
+    const capped = await switchyard(taskQueue, ['call', 'too dear', '--max-cost-usd', '0.0000001', '--json']);
+    expect(capped.code).toBe(ExitCode.callFailed);
+    const failure = JSON.parse(capped.out) as { error: { type: string; message: string } };
+    expect(failure.error.type).toBe('BudgetExceeded');
+    expect(failure.error.message).toContain('maxCostUsd');
+    expect(harness.fake.requests.length).toBe(before);
+  });
+});

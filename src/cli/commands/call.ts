@@ -17,6 +17,7 @@ import { renderRoutingRecord } from '../render-routing-record';
 import {
   buildCallInput,
   CALL_FLAGS,
+  readCallFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
@@ -99,6 +100,7 @@ export const callCommand: Command = {
       );
     }
     const requestFlags = readRequestFlags(parsed);
+    const callFlags = readCallFlags(parsed);
     const prompt = await readPrompt({
       positionals: parsed.positionals,
       file: stringFlag(parsed, 'file'),
@@ -106,7 +108,7 @@ export const callCommand: Command = {
       readStdinWhenAbsent: true,
     });
     // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up.
-    const input = validateCallInput(buildCallInput(requestFlags, prompt));
+    const input = validateCallInput(buildCallInput(requestFlags, prompt, callFlags));
     // The config is read as for `plan` and `schedule`: one that is named (--config, SWITCHYARD_CONFIG) or
     // present must load (exit 3), and a route it cannot resolve is refused here (exit 2), so such a call never
     // reaches Temporal. Only a client with no config at all leaves the check to the workers.
