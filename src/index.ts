@@ -27,7 +27,8 @@ export { dataConverterFromEnvironment, encryptingDataConverter } from './codec/d
 export { MissingKeyCodec, CodecKeyMissingError } from './codec/missing-key-codec';
 export { startCodecServer, CodecRequestError, DEFAULT_CODEC_ORIGINS } from './codec/codec-server';
 export type { CodecServer, CodecServerOptions } from './codec/codec-server';
-export { RoutedCallError, InvalidRequestError } from './client/errors';
+export { RoutedCallError, InvalidRequestError, IdempotencyConflictError } from './client/errors';
+export type { BudgetRefusal, RoutedCallErrorFields } from './client/errors';
 export { loadConfig, parseConfig, ConfigError } from './config/load-config';
 export type { Config, ConfigInput } from './config/config';
 export type { GenerationRequest, GenerationRequestInput } from './config/request';

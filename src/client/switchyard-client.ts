@@ -31,7 +31,8 @@ import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-wo
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
-import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
+import { IdempotencyConflictError, InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
+import { callInputDigest, INPUT_DIGEST_MEMO } from './input-digest';
 import { routedCallStaticDetails } from './call-details';
 import { staticSummary } from './request-digest';
 
@@ -54,7 +55,8 @@ export interface SwitchyardClientOptions {
 export interface CallOptions {
   /**
    * Makes the call idempotent: it becomes the workflow id, so the same key never runs twice and a repeat
-   * returns the first call's result (or error) without calling any provider again.
+   * returns the first call's result (or error) without calling any provider again. A repeat with a different
+   * input is refused with `IdempotencyConflictError` (the first call keeps a digest of its input in its memo).
    */
   readonly idempotencyKey?: string;
 }
@@ -153,7 +155,10 @@ export class SwitchyardClient {
     return this.options.client;
   }
 
-  /** Starts a routed call and returns a handle to it. */
+  /**
+   * Starts a routed call and returns a handle to it. With an idempotency key whose call exists, running or
+   * ended, the handle is to that call; if its input differs, `IdempotencyConflictError` is thrown instead.
+   */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
     if (this.config) checkCallAgainstConfig(this.config, validated);
@@ -162,6 +167,7 @@ export class SwitchyardClient {
       : routedCallWorkflowId(randomUUID());
     const routeLabel =
       typeof validated.route === 'string' ? validated.route : validated.route ? 'inline' : 'default';
+    const digest = callInputDigest(validated);
     try {
       await this.temporal.workflow.start<typeof routedCallWorkflow>('routedCallWorkflow', {
         taskQueue: this.taskQueue,
@@ -172,11 +178,30 @@ export class SwitchyardClient {
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         staticSummary: staticSummary(routeLabel, validated.request),
         staticDetails: routedCallStaticDetails(validated, this.config),
+        memo: { [INPUT_DIGEST_MEMO]: digest },
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
+    if (options.idempotencyKey) await this.refuseOtherInput(options.idempotencyKey, workflowId, digest);
     return this.handle(workflowId);
+  }
+
+  /**
+   * The start may have joined a call that already had the key (USE_EXISTING while it runs, REJECT_DUPLICATE
+   * once it ended) and the server does not say which: compare the digest its memo holds with this input's. A
+   * call started before digests were kept has none and is joined as before.
+   */
+  private async refuseOtherInput(idempotencyKey: string, workflowId: string, digest: string): Promise<void> {
+    const { memo } = await this.temporal.workflow.getHandle(workflowId).describe();
+    const existing = memo?.[INPUT_DIGEST_MEMO];
+    if (typeof existing === 'string' && existing !== digest) {
+      throw new IdempotencyConflictError(
+        `idempotency key "${idempotencyKey}" was already used for a call with a different input (workflow ${workflowId}); use a new key for a new call`,
+        idempotencyKey,
+        workflowId,
+      );
+    }
   }
 
   /** Starts a routed call and waits for its answer. */

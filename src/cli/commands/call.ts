@@ -70,10 +70,8 @@ function printAnswer(result: RoutedCallResult, io: CommandIo): void {
 
 function printFailure(error: RoutedCallError, json: boolean, io: CommandIo): void {
   if (json) {
-    const failure = {
-      error: { type: error.type, message: error.message, workflowId: error.workflowId },
-      record: error.record ?? null,
-    };
+    // The typed fields too: a CircuitOpen's retryAt, a BudgetExceeded's numbers, an InvalidRequest's field.
+    const failure = { error: error.toJSON(), record: error.record ?? null };
     io.stdout.write(`${JSON.stringify(failure, null, 2)}\n`);
     return;
   }
