@@ -47,6 +47,8 @@ const HELP = renderHelp({
     'the routing record (every attempt, its outcome and cost) to stderr. The prompt is the argument, the',
     'contents of --file, or stdin when the argument is "-" or absent and stdin is not a terminal.',
     'Ctrl-C stops waiting (exit 130); the call itself goes on, and "switchyard show <id>" reads it later.',
+    'The config (--config, SWITCHYARD_CONFIG, else ./switchyard.config.json if present) is read as for "plan":',
+    'a call it refuses (an unknown route, a missing required budget) exits 2 before anything starts.',
   ],
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
