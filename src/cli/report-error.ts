@@ -28,6 +28,8 @@ export function reportError(error: unknown, command: string | undefined, io: Com
   const { ConfigError } = require('../config/load-config') as typeof import('../config/load-config');
   const { NamespaceNotFoundError, WorkflowNotFoundError } =
     require('@temporalio/common') as typeof import('@temporalio/common');
+  const { PayloadTooLargeError } =
+    require('../codec/payload-limits') as typeof import('../codec/payload-limits');
 
   if (error instanceof InvalidRequestError) {
     const flag = flagForField(error.field);
@@ -39,6 +41,11 @@ export function reportError(error: unknown, command: string | undefined, io: Com
   if (error instanceof IdempotencyConflictError) {
     // A refused request like any other: nothing started, and the existing call is left as it is.
     write(`${error.message} (--idempotency-key)`);
+    return ExitCode.usage;
+  }
+  if (error instanceof PayloadTooLargeError) {
+    // Refused before anything was sent: a request that cannot be sent is a usage error, like a schema refusal.
+    write(`request too large: ${error.message}`);
     return ExitCode.usage;
   }
   if (error instanceof NamespaceNotFoundError) {

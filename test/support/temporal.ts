@@ -2,12 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import {
-  bundleWorkflowCode,
   DefaultLogger,
   NativeConnection,
   Runtime,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
+import { bundleSwitchyardWorkflows as bundleWorkflows } from '../../src/workflow-bundle';
 
 let runtimeInstalled = false;
 
@@ -46,12 +46,9 @@ export async function connectForTest(): Promise<TemporalTestContext> {
   };
 }
 
-/** Bundles `src/workflows` once; call it in `beforeAll`. */
+/** Bundles `src/workflows` once, as a worker does; call it in `beforeAll`. */
 export function bundleSwitchyardWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
-    logger: new DefaultLogger('WARN'),
-  });
+  return bundleWorkflows();
 }
 
 export function uniqueName(prefix: string): string {

@@ -2,7 +2,8 @@
 // the codec server as the Web UI calls it, and `start-dev --ui-codec-endpoint`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleSwitchyardWorkflows } from '../../src/workflow-bundle';
 import type { temporal } from '@temporalio/proto';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../src/codec/aes-gcm-codec';
@@ -40,11 +41,7 @@ beforeAll(async () => {
     connectForTest(),
     startFakeProvider(),
     // Bundled as createSwitchyardWorker does with a codec key: workflow failures use the encrypting converter.
-    bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
-      failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH,
-      logger: new DefaultLogger('WARN'),
-    }),
+    bundleSwitchyardWorkflows({ failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH }),
   ]);
   config = testConfig(fake);
 });
@@ -202,6 +199,14 @@ test('prompts and answers are ciphertext in history; the codec client, the CLI a
   // Core writes its own bookkeeping of each local activity (type, seq, times) in the marker's `data`, outside any
   // codec; the local activity's result beside it is encrypted. Check that bookkeeping holds nothing else.
   const isMarkerBookkeeping = (path: string) => /markerRecordedEventAttributes\.details\.data\./.test(path);
+  // A patch marker's data is core's too: the patch id, and nothing of the call.
+  const isPatchMarker = (path: string) => /markerRecordedEventAttributes\.details\.patch-data\./.test(path);
+  for (const { payload } of payloads.filter(({ path }) => isPatchMarker(path))) {
+    expect(Object.keys(JSON.parse(Buffer.from(payload.data!).toString('utf8')) as object).sort()).toEqual([
+      'deprecated',
+      'id',
+    ]);
+  }
   const bookkeeping = payloads.filter(({ path }) => isMarkerBookkeeping(path));
   const markerKeys = new Set([
     'seq',
@@ -216,7 +221,7 @@ test('prompts and answers are ciphertext in history; the codec client, the CLI a
     const fields = Object.keys(JSON.parse(Buffer.from(payload.data!).toString('utf8')) as object);
     expect(fields.filter((field) => !markerKeys.has(field))).toEqual([]);
   }
-  const userPayloads = payloads.filter(({ path }) => !isMarkerBookkeeping(path));
+  const userPayloads = payloads.filter(({ path }) => !isMarkerBookkeeping(path) && !isPatchMarker(path));
   const plaintextPayloads = userPayloads.filter(
     ({ payload }) => metadataText(payload, 'encoding') !== ENCRYPTED_ENCODING,
   );

@@ -1,5 +1,7 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
 import { checkCallAgainstConfig, validateCallInput } from '../../client/switchyard-client';
+import { callInputSizeRulesFromEnvironment, checkCallInputSize } from '../../client/call-input-size';
+import { CodecSettingsError } from '../../codec/codec-settings-error';
 import { loadConfigIfPresent } from '../../config/load-config';
 import { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
@@ -107,8 +109,15 @@ export const callCommand: Command = {
       stdin: io.stdin,
       readStdinWhenAbsent: true,
     });
-    // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up.
+    // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up; a prompt too large for
+    // Temporal (with no payload store) is one.
     const input = validateCallInput(buildCallInput(requestFlags, prompt, callFlags));
+    try {
+      checkCallInputSize(input, callInputSizeRulesFromEnvironment());
+    } catch (error) {
+      if (error instanceof CodecSettingsError) throw new UsageError(error.message);
+      throw error;
+    }
     // The config is read as for `plan` and `schedule`: one that is named (--config, SWITCHYARD_CONFIG) or
     // present must load (exit 3), and a route it cannot resolve is refused here (exit 2), so such a call never
     // reaches Temporal. Only a client with no config at all leaves the check to the workers.

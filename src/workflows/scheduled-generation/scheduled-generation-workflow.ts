@@ -7,6 +7,7 @@ import {
   ChildWorkflowFailure,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   TerminatedFailure,
   TimeoutFailure,
@@ -14,6 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { firstIssueField, prettifyIssues } from '../../config/strict-object';
+import { routedCallStartAttributes, startRouteName } from '../search-attributes';
 import type { DeliveryReceipt, DeliverResultInput, SwitchyardActivities } from '../../activities';
 import {
   ScheduledGenerationInputSchema,
@@ -22,7 +24,11 @@ import {
   type ScheduledGenerationInputValue,
 } from '../../config/schedule';
 import { RoutedCallFailureType, type RoutingRecord } from '../../routing/routing-record';
-import type { routedCallWorkflow } from '../routed-call/routed-call-workflow';
+import type { routedCallV2Workflow } from '../routed-call/routed-call-workflow';
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../definitions';
+
+/** Patch id of starting the routed call as `routedCallV2Workflow` (the lean hot path). */
+const ROUTED_CALL_V2_CHILD_PATCH = 'routed-call-v2-child';
 import {
   DELIVERY_MEMO,
   scheduledCallWorkflowId,
@@ -149,9 +155,12 @@ export async function scheduledGenerationWorkflow(
   try {
     // A child, not an activity: the routed call keeps its own record, search attributes and UI. Its id comes
     // from this run's, so the call is made once however often this code is replayed.
-    result = await executeChild<typeof routedCallWorkflow>('routedCallWorkflow', {
+    // Runs recorded before the second routed-call workflow started the first; they replay as they ran.
+    const callType = patched(ROUTED_CALL_V2_CHILD_PATCH) ? ROUTED_CALL_WORKFLOW_TYPE : 'routedCallWorkflow';
+    result = await executeChild<typeof routedCallV2Workflow>(callType, {
       workflowId: ids.callWorkflowId,
       args: [input.call],
+      typedSearchAttributes: routedCallStartAttributes(startRouteName(input.call.route)),
       ...(input.callSummary !== undefined ? { staticSummary: input.callSummary } : {}),
     });
   } catch (error) {
