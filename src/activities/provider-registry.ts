@@ -30,6 +30,12 @@ export function createProviderRegistry(
   environment: NodeJS.ProcessEnv = process.env,
 ): ProviderRegistry {
   const clients = new Map<string, LanguageModelProvider>();
+  // Every configured key's value, read from the variables the config names: each provider scrubs all of them
+  // from what it returns and logs (a gateway in front of several providers may echo any of their keys).
+  const secrets = Object.values(config.providers).flatMap((provider) => {
+    const value = environment[provider.apiKeyEnv];
+    return value ? [value] : [];
+  });
   return {
     get(providerName) {
       const existing = clients.get(providerName);
@@ -42,6 +48,7 @@ export function createProviderRegistry(
         name: providerName,
         kind: providerConfig.kind,
         apiKey,
+        secrets,
         ...(providerConfig.baseURL ? { baseURL: providerConfig.baseURL } : {}),
       });
       clients.set(providerName, client);

@@ -4,6 +4,7 @@ import { connectClient } from '../client/connection';
 import { CodecSettingsError } from '../codec/codec-settings-error';
 import { dataConverterFromEnvironment } from '../codec/data-converter';
 import { SwitchyardClient } from '../client/switchyard-client';
+import type { Config } from '../config/config';
 import { temporalUnreachable, UsageError } from './cli-errors';
 import type { GlobalOptions } from './global-options';
 
@@ -23,8 +24,11 @@ export function isTemporalUnavailable(error: unknown): boolean {
   return candidates.some((candidate) => isGrpcServiceError(candidate) && candidate.code === GRPC_UNAVAILABLE);
 }
 
-/** Connects with the global options; any failure to connect becomes a {@link TemporalUnreachableError}. */
-export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConnection> {
+/**
+ * Connects with the global options; any failure to connect becomes a {@link TemporalUnreachableError}.
+ * @param config given to the client, which then checks calls against it (and shows their targets in the UI)
+ */
+export async function connectSwitchyard(globals: GlobalOptions, config?: Config): Promise<CliConnection> {
   let dataConverter;
   try {
     // Encrypted payloads (SWITCHYARD_CODEC_KEY) and stored ones (SWITCHYARD_PAYLOAD_STORE_DIR) must be readable by
@@ -46,6 +50,7 @@ export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConn
     switchyard: new SwitchyardClient({
       client: temporal,
       ...(globals.taskQueue ? { taskQueue: globals.taskQueue } : {}),
+      ...(config ? { config } : {}),
     }),
     close: () => temporal.connection.close(),
   };

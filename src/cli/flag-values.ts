@@ -1,4 +1,5 @@
 // Converts flag values to numbers and checked strings, with messages that name the flag. Node side.
+import { DurationError, parseDuration } from '../config/duration';
 import { UsageError } from './cli-errors';
 
 /** A decimal integer like `1024`; no signs, exponents or fractions, so `1e3` and `10.0` are refused. */
@@ -21,6 +22,17 @@ export function numberFlag(flag: string, value: string | undefined): number | un
   if (!DECIMAL.test(value.trim()) || !Number.isFinite(number))
     throw new UsageError(`--${flag} must be a number, got "${value}"`);
   return number;
+}
+
+/** A duration like `30s`, `10m`, `1h30m`, `2d` or plain milliseconds, read as schedules read theirs. */
+export function durationFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    if (error instanceof DurationError) throw new UsageError(`--${flag}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** A string flag that must say something: `--route ""` is a mistake, not "the default route". */

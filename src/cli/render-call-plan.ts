@@ -8,7 +8,7 @@ export function renderCallPlan(plan: CallPlan): string {
   const worstCase = addNano(...plan.attempts.map((attempt) => attempt.boundNanoUsd));
   const fields = renderFields([
     ['route', plan.route],
-    ['estimated input', `${plan.estimatedInputTokens} tokens`],
+    ['input bound', `${plan.estimatedInputTokens} tokens at most (UTF-8 bytes + provider overhead)`],
     ['max output', `${plan.maxOutputTokens} tokens`],
     ['deadline', plan.deadlineMs !== undefined ? `${plan.deadlineMs} ms` : 'none'],
     ['fails over on', plan.failoverOn.join(', ') || 'nothing'],

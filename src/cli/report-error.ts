@@ -23,7 +23,7 @@ export function reportError(error: unknown, command: string | undefined, io: Com
 
   // Loaded only now: the client's error classes bring the whole Temporal client (about a second), which
   // `--help` and a mistyped flag should not wait for.
-  const { InvalidRequestError, RoutedCallError } =
+  const { IdempotencyConflictError, InvalidRequestError, RoutedCallError } =
     require('../client/errors') as typeof import('../client/errors');
   const { ConfigError } = require('../config/load-config') as typeof import('../config/load-config');
   const { NamespaceNotFoundError, WorkflowNotFoundError } =
@@ -36,6 +36,11 @@ export function reportError(error: unknown, command: string | undefined, io: Com
     const where = error.field ? ` at ${error.field}${flag ? ` (${flag})` : ''}` : '';
     // zod's multi-line report reads better starting on a line of its own.
     write(`invalid request${where}:${error.message.includes('\n') ? '\n' : ' '}${error.message}`);
+    return ExitCode.usage;
+  }
+  if (error instanceof IdempotencyConflictError) {
+    // A refused request like any other: nothing started, and the existing call is left as it is.
+    write(`${error.message} (--idempotency-key)`);
     return ExitCode.usage;
   }
   if (error instanceof PayloadTooLargeError) {

@@ -3,7 +3,7 @@ import type { RoutedCallInputValue } from '../config/routed-call-input';
 import type { RouteSpecInput } from '../config/route';
 import { UsageError } from './cli-errors';
 import type { FlagTable } from './flags';
-import { nonEmptyFlag, numberFlag, positiveIntegerFlag } from './flag-values';
+import { durationFlag, nonEmptyFlag, numberFlag, positiveIntegerFlag } from './flag-values';
 import { booleanFlag, stringFlag, type ParsedArguments } from './parse-arguments';
 
 export const REQUEST_FLAGS = {
@@ -35,6 +35,11 @@ export const REQUEST_FLAGS = {
     valueName: '<ms>',
     description: "deadline of the whole call in milliseconds (default: the route's, else none)",
   },
+  'max-cost-usd': {
+    type: 'string',
+    valueName: '<usd>',
+    description: "ceiling on what this call may cost, every attempt's worst case counted (default: none)",
+  },
 } as const satisfies FlagTable;
 
 export const CALL_FLAGS = {
@@ -47,6 +52,12 @@ export const CALL_FLAGS = {
     type: 'boolean',
     description: 'stream from the provider (the answer still prints when complete)',
   },
+  patience: {
+    type: 'string',
+    valueName: '<duration>',
+    description:
+      'wait out an outage this long (30s, 10m, 1h30m, or ms): when every target failed over, sleep until a breaker allows a probe and try the route again (default: 0)',
+  },
 } as const satisfies FlagTable;
 
 /** Call-input fields and the flag that sets each, so a refused request names what to change. */
@@ -58,6 +69,8 @@ const FLAG_BY_FIELD: readonly (readonly [field: string, flag: string])[] = [
   ['route', '--route'],
   ['budget', '--budget'],
   ['deadlineMs', '--deadline-ms'],
+  ['maxCostUsd', '--max-cost-usd'],
+  ['patienceMs', '--patience'],
 ];
 
 /** The flag (or `the prompt`) behind a call-input field path such as `request.temperature`. */
@@ -86,6 +99,7 @@ export interface RequestFlagValues {
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
   readonly deadlineMs?: number;
+  readonly maxCostUsd?: number;
   readonly stream: boolean;
 }
 
@@ -98,13 +112,29 @@ export function readRequestFlags(parsed: ParsedArguments): RequestFlagValues {
     maxOutputTokens: positiveIntegerFlag('max-output-tokens', stringFlag(parsed, 'max-output-tokens')),
     temperature: numberFlag('temperature', stringFlag(parsed, 'temperature')),
     deadlineMs: positiveIntegerFlag('deadline-ms', stringFlag(parsed, 'deadline-ms')),
+    maxCostUsd: numberFlag('max-cost-usd', stringFlag(parsed, 'max-cost-usd')),
     stream: booleanFlag(parsed, 'stream'),
   };
 }
 
+/** The call flags that shape the call itself (the idempotency key is read apart: it names the workflow). */
+export interface CallFlagValues {
+  readonly patienceMs?: number;
+}
+
+/** Reads and checks the call flags; `--patience` is a duration as schedules read it. */
+export function readCallFlags(parsed: ParsedArguments): CallFlagValues {
+  const patienceMs = durationFlag('patience', stringFlag(parsed, 'patience'));
+  return patienceMs !== undefined ? { patienceMs } : {};
+}
+
 /** The routed-call input: the prompt as the one user message, and only the flags that were given. */
-export function buildCallInput(flags: RequestFlagValues, prompt: string): RoutedCallInputValue {
-  const { system, route, budget, maxOutputTokens, temperature, deadlineMs } = flags;
+export function buildCallInput(
+  flags: RequestFlagValues,
+  prompt: string,
+  callFlags: CallFlagValues = {},
+): RoutedCallInputValue {
+  const { system, route, budget, maxOutputTokens, temperature, deadlineMs, maxCostUsd } = flags;
   return {
     ...(route !== undefined ? { route } : {}),
     request: {
@@ -115,6 +145,8 @@ export function buildCallInput(flags: RequestFlagValues, prompt: string): Routed
     },
     ...(budget !== undefined ? { budget } : {}),
     ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    ...(callFlags.patienceMs !== undefined ? { patienceMs: callFlags.patienceMs } : {}),
     stream: flags.stream,
   };
 }

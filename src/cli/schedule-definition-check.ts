@@ -1,6 +1,6 @@
 // A schedule definition read from flags, checked before connecting; a refusal names the field and its flag. Node side.
-import { z } from 'zod';
 import { ScheduleDefinitionSchema, type ScheduleDefinitionInput } from '../config/schedule';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import { UsageError } from './cli-errors';
 
 /** Schedule-definition fields and the flag that sets each, so a refused definition names what to change. */
@@ -23,6 +23,7 @@ const FLAG_BY_SCHEDULE_FIELD: readonly (readonly [field: string, flag: string])[
   ['call.route', '--route'],
   ['call.budget', '--budget'],
   ['call.deadlineMs', '--deadline-ms'],
+  ['call.maxCostUsd', '--max-cost-usd'],
   ['call.patienceMs', '--patience'],
   ['call', '--request'],
 ];
@@ -34,11 +35,11 @@ const FLAG_BY_SCHEDULE_FIELD: readonly (readonly [field: string, flag: string])[
 export function checkDefinition(definition: ScheduleDefinitionInput): ScheduleDefinitionInput {
   const parsed = ScheduleDefinitionSchema.safeParse(definition);
   if (parsed.success) return definition;
-  const field = parsed.error.issues[0]?.path.join('.') ?? '';
+  const field = firstIssueField(parsed.error);
   const flag = FLAG_BY_SCHEDULE_FIELD.find(
     ([prefix]) => field === prefix || field.startsWith(`${prefix}.`),
   )?.[1];
   throw new UsageError(
-    `invalid request at ${field || 'its root'}${flag ? ` (${flag})` : ''}:\n${z.prettifyError(parsed.error)}`,
+    `invalid request at ${field || 'its root'}${flag ? ` (${flag})` : ''}:\n${prettifyIssues(parsed.error)}`,
   );
 }

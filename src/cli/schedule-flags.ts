@@ -2,7 +2,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ScheduleChange } from '../client/schedule-change';
-import { DurationError, parseDuration } from '../config/duration';
 import type { GenerationRequestInput } from '../config/request';
 import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-call-input';
 import {
@@ -13,7 +12,7 @@ import {
 } from '../config/schedule';
 import { UsageError } from './cli-errors';
 import type { FlagTable } from './flags';
-import { nonEmptyFlag, positiveIntegerFlag } from './flag-values';
+import { durationFlag, nonEmptyFlag, positiveIntegerFlag } from './flag-values';
 import { booleanFlag, stringFlag, type ParsedArguments } from './parse-arguments';
 import { readRequestFlags, REQUEST_FLAGS, type RequestFlagValues } from './request-flags';
 import { checkDefinition } from './schedule-definition-check';
@@ -76,17 +75,6 @@ export const DELIVER_FLAGS = {
   },
   'no-deliver': { type: 'boolean', description: 'stop delivering (update only); results stay listable' },
 } as const satisfies FlagTable;
-
-/** A duration flag in milliseconds, with a message naming the flag. */
-export function durationFlag(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return parseDuration(value);
-  } catch (error) {
-    if (error instanceof DurationError) throw new UsageError(`--${flag}: ${error.message}`);
-    throw error;
-  }
-}
 
 function overlapFlag(value: string | undefined): OverlapPolicy | undefined {
   if (value === undefined) return undefined;
@@ -167,7 +155,7 @@ function buildCall(
   } else if (base) call = base;
   else throw new UsageError('no request: give --prompt <text>, --file <path> or --request <path>');
 
-  const { system, route, budget, maxOutputTokens, temperature, deadlineMs } = flags;
+  const { system, route, budget, maxOutputTokens, temperature, deadlineMs, maxCostUsd } = flags;
   return {
     ...call,
     request: {
@@ -179,6 +167,7 @@ function buildCall(
     ...(route !== undefined ? { route } : {}),
     ...(budget !== undefined ? { budget } : {}),
     ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(patienceMs !== undefined ? { patienceMs } : {}),
   };
 }

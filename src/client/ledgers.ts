@@ -7,8 +7,9 @@ import {
   limitChange,
   type BudgetLimitChange,
 } from '../config/budget';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import type { LedgerSnapshot } from '../routing/ledger-snapshot';
-import { DEFAULT_TASK_QUEUE } from '../workflows/definitions';
+import { DEFAULT_TASK_QUEUE, entityTaskQueue } from '../workflows/definitions';
 import { ledgerWorkflowId, setLimitUpdate, snapshotQuery } from '../workflows/ledger/ledger-definitions';
 import type { ledgerWorkflow } from '../workflows/ledger/ledger-workflow';
 import { InvalidRequestError } from './errors';
@@ -16,7 +17,11 @@ import { InvalidRequestError } from './errors';
 export interface LedgersOptions {
   /** A connected Temporal client (see `connectClient`). */
   readonly client: Client;
-  /** Task queue a ledger created here runs on. @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */
+  /**
+   * Task queue a ledger created here runs on: the entities' queue, where workers serve breakers and ledgers
+   * (`<calls' queue>-entities`), not the calls' queue. @default the entities' queue of `SWITCHYARD_TASK_QUEUE`,
+   * else of 'switchyard': 'switchyard-entities'
+   */
   readonly taskQueue?: string;
 }
 
@@ -48,7 +53,9 @@ export class Ledgers {
   readonly taskQueue: string;
 
   constructor(private readonly options: LedgersOptions) {
-    this.taskQueue = options.taskQueue ?? process.env.SWITCHYARD_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
+    // A ledger started on the calls' queue would be served by no entity worker, and every update would wait.
+    this.taskQueue =
+      options.taskQueue ?? entityTaskQueue(process.env.SWITCHYARD_TASK_QUEUE ?? DEFAULT_TASK_QUEUE);
   }
 
   /**
@@ -74,8 +81,10 @@ export class Ledgers {
     const validScopeName = validScope(scope);
     const parsed = BudgetLimitChangeSchema.safeParse(change);
     if (!parsed.success) {
-      const field = parsed.error.issues[0]?.path.join('.') ?? '';
-      throw new InvalidRequestError(`Invalid budget limit:\n${z.prettifyError(parsed.error)}`, field);
+      throw new InvalidRequestError(
+        `Invalid budget limit:\n${prettifyIssues(parsed.error)}`,
+        firstIssueField(parsed.error),
+      );
     }
     return this.options.client.workflow.executeUpdateWithStart(setLimitUpdate, {
       args: [limitChange(parsed.data)],

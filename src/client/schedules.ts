@@ -1,5 +1,4 @@
 // The schedules API: Temporal Schedules whose runs make a routed call and deliver its outcome. Node side.
-import { existsSync } from 'node:fs';
 import {
   ScheduleAlreadyRunning,
   type Client,
@@ -8,10 +7,10 @@ import {
   type ScheduleOptions,
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
-import { z } from 'zod';
 import type { Config } from '../config/config';
-import { configPath, loadConfig } from '../config/load-config';
+import { loadConfigIfPresent } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import {
   DEFAULT_SCHEDULED_PATIENCE_MS,
   ScheduleDefinitionSchema,
@@ -209,8 +208,10 @@ export class Schedules {
   private validate(definition: ScheduleDefinitionInput): ScheduleDefinition {
     const parsed = ScheduleDefinitionSchema.safeParse(definition);
     if (!parsed.success) {
-      const field = parsed.error.issues[0]?.path.join('.') ?? '';
-      throw new InvalidRequestError(`Invalid schedule:\n${z.prettifyError(parsed.error)}`, field);
+      throw new InvalidRequestError(
+        `Invalid schedule:\n${prettifyIssues(parsed.error)}`,
+        firstIssueField(parsed.error),
+      );
     }
     const validated = parsed.data;
     const config = this.routeConfig();
@@ -240,10 +241,7 @@ export class Schedules {
   /** The config to check routes against, loaded on first use; undefined when there is none to be had. */
   private routeConfig(): Config | undefined {
     if (this.config) return this.config;
-    const explicit = this.options.configFile ?? process.env.SWITCHYARD_CONFIG;
-    // Without an explicit config, a client away from the workers' config leaves the check to the workers.
-    if (explicit === undefined && !existsSync(configPath())) return undefined;
-    this.config = loadConfig(explicit);
+    this.config = loadConfigIfPresent(this.options.configFile);
     return this.config;
   }
 

@@ -8,7 +8,6 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { z } from 'zod';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
@@ -18,6 +17,7 @@ import {
   type RoutedCallInput,
   type RoutedCallInputValue,
 } from '../config/routed-call-input';
+import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import { planCall, type CallPlan } from '../routing/call-plan';
 import type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import {
@@ -34,7 +34,8 @@ import { routedCallStartAttributes, startRouteName } from '../workflows/search-a
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
-import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
+import { IdempotencyConflictError, InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
+import { callInputDigest, INPUT_DIGEST_MEMO } from './input-digest';
 import { routedCallStaticDetails } from './call-details';
 import { callInputSizeRules, checkCallInputSize } from './call-input-size';
 import { staticSummary } from './request-digest';
@@ -59,7 +60,8 @@ export interface SwitchyardClientOptions {
 export interface CallOptions {
   /**
    * Makes the call idempotent: it becomes the workflow id, so the same key never runs twice and a repeat
-   * returns the first call's result (or error) without calling any provider again.
+   * returns the first call's result (or error) without calling any provider again. A repeat with a different
+   * input is refused with `IdempotencyConflictError` (the first call keeps a digest of its input in its memo).
    */
   readonly idempotencyKey?: string;
 }
@@ -93,8 +95,10 @@ export interface RoutedCallInspection {
 export function validateCallInput(input: RoutedCallInputValue): RoutedCallInput {
   const parsed = RoutedCallInputSchema.safeParse(input);
   if (!parsed.success) {
-    const field = parsed.error.issues[0]?.path.join('.') ?? '';
-    throw new InvalidRequestError(`Invalid routed call:\n${z.prettifyError(parsed.error)}`, field);
+    throw new InvalidRequestError(
+      `Invalid routed call:\n${prettifyIssues(parsed.error)}`,
+      firstIssueField(parsed.error),
+    );
   }
   return parsed.data;
 }
@@ -118,8 +122,9 @@ export function planRoutedCall(config: Config, input: RoutedCallInputValue): Cal
 /**
  * Refuses, before anything starts, a call the workers would refuse for its route: one they cannot resolve,
  * or one without a budget scope on a route that requires it. The workers check again against their config.
+ * @throws InvalidRequestError naming the field
  */
-function checkCallAgainstConfig(config: Config, call: RoutedCallInput): void {
+export function checkCallAgainstConfig(config: Config, call: RoutedCallInput): void {
   const route = resolveCallRoute(config, call);
   if (route.requireBudget && call.budget === undefined) {
     throw new InvalidRequestError(
@@ -157,7 +162,9 @@ export class SwitchyardClient {
 
   /**
    * Starts a routed call and returns a handle to it. Rejects, before anything is sent, with `InvalidRequestError`
-   * for a bad input and `PayloadTooLargeError` for one too large for Temporal (without a payload store).
+   * for a bad input and `PayloadTooLargeError` for one too large for Temporal (without a payload store). With an
+   * idempotency key whose call exists, running or ended, the handle is to that call; if that call's input
+   * differs, `IdempotencyConflictError` is thrown instead.
    */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
@@ -171,6 +178,7 @@ export class SwitchyardClient {
       : routedCallWorkflowId(randomUUID());
     const routeLabel =
       typeof validated.route === 'string' ? validated.route : validated.route ? 'inline' : 'default';
+    const digest = callInputDigest(validated);
     try {
       await this.temporal.workflow.start<typeof routedCallV2Workflow>(ROUTED_CALL_WORKFLOW_TYPE, {
         taskQueue: this.taskQueue,
@@ -184,11 +192,30 @@ export class SwitchyardClient {
         ),
         staticSummary: staticSummary(routeLabel, validated.request),
         staticDetails: routedCallStaticDetails(validated, this.config),
+        memo: { [INPUT_DIGEST_MEMO]: digest },
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
+    if (options.idempotencyKey) await this.refuseOtherInput(options.idempotencyKey, workflowId, digest);
     return this.handle(workflowId);
+  }
+
+  /**
+   * The start may have joined a call that already had the key (USE_EXISTING while it runs, REJECT_DUPLICATE
+   * once it ended) and the server does not say which: compare the digest its memo holds with this input's. A
+   * call started before digests were kept has none and is joined as before.
+   */
+  private async refuseOtherInput(idempotencyKey: string, workflowId: string, digest: string): Promise<void> {
+    const { memo } = await this.temporal.workflow.getHandle(workflowId).describe();
+    const existing = memo?.[INPUT_DIGEST_MEMO];
+    if (typeof existing === 'string' && existing !== digest) {
+      throw new IdempotencyConflictError(
+        `idempotency key "${idempotencyKey}" was already used for a call with a different input (workflow ${workflowId}); use a new key for a new call`,
+        idempotencyKey,
+        workflowId,
+      );
+    }
   }
 
   /** Starts a routed call and waits for its answer. */

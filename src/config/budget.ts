@@ -1,5 +1,6 @@
 // Budget schemas: scope names, config budgets and limit changes, in USD at the edges. Workflow-safe (zod only).
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 import { LEDGER_PERIODS, type LedgerPeriod } from '../routing/ledger-window';
 import type { LimitChange } from '../routing/ledger-limits';
 import type { LedgerLimit } from '../routing/ledger-state';
@@ -15,7 +16,7 @@ const PeriodSchema = z.enum(LEDGER_PERIODS as [LedgerPeriod, ...LedgerPeriod[]])
 const LimitUsdSchema = z.number().min(0).max(MAX_LIMIT_USD);
 
 /** A budget declared in the config file for one scope. */
-export const BudgetSchema = z.object({
+export const BudgetSchema = strictObject({
   /** Spending limit in USD (per window when `period` is set); rounded down to whole nano-USD. */
   limitUsd: LimitUsdSchema,
   /** Window after which spend starts again from zero, in UTC. @default none: the limit covers the ledger's life */
@@ -24,7 +25,7 @@ export const BudgetSchema = z.object({
 export type Budget = z.infer<typeof BudgetSchema>;
 
 /** An operator's change of a scope's limit (`ledgers.setLimit`, `switchyard ledger <scope> --limit-usd`). */
-export const BudgetLimitChangeSchema = z.object({
+export const BudgetLimitChangeSchema = strictObject({
   /** Spending limit in USD, rounded down to whole nano-USD; `null` makes the scope unlimited (still tracked). */
   limitUsd: LimitUsdSchema.nullable(),
   /** Window after which spend resets (UTC); `null` removes it. @default the ledger's current period */

@@ -1,5 +1,6 @@
 // The Switchyard config file schema: providers, models, routes, default route, budgets. Workflow-safe (zod only).
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 import { BudgetSchema, BudgetScopeSchema } from './budget';
 import { ProviderSchema } from './provider-schema';
 import { RouteSpecSchema } from './route';
@@ -11,47 +12,45 @@ export function ownEntry<Value>(record: Readonly<Record<string, Value>>, key: st
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-export const ConfigSchema = z
-  .object({
-    providers: z.record(z.string().regex(NAME, 'provider names are letters, digits, . _ -'), ProviderSchema),
-    routes: z.record(z.string().regex(NAME, 'route names are letters, digits, . _ -'), RouteSpecSchema),
-    /** Route used when a call names none. */
-    defaultRoute: z.string().optional(),
-    /**
-     * Budget limits by scope. A scope's ledger takes its limit from here when it starts and whenever this
-     * declaration changes; `ledgers.setLimit` overrides it until then.
-     * @default none: every scope is unlimited but tracked
-     */
-    budgets: z.record(BudgetScopeSchema, BudgetSchema).optional(),
-  })
-  .superRefine((config, context) => {
-    // Names are looked up as own keys: `constructor` or `__proto__` must not find Object.prototype's members.
-    for (const [routeName, route] of Object.entries(config.routes)) {
-      route.targets.forEach((target, index) => {
-        const provider = ownEntry(config.providers, target.provider);
-        if (!provider) {
-          context.addIssue({
-            code: 'custom',
-            path: ['routes', routeName, 'targets', index, 'provider'],
-            message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(', ') || 'none'})`,
-          });
-        } else if (!ownEntry(provider.models, target.model)) {
-          context.addIssue({
-            code: 'custom',
-            path: ['routes', routeName, 'targets', index, 'model'],
-            message: `provider "${target.provider}" has no model "${target.model}" in its models`,
-          });
-        }
-      });
-    }
-    if (config.defaultRoute !== undefined && !ownEntry(config.routes, config.defaultRoute)) {
-      context.addIssue({
-        code: 'custom',
-        path: ['defaultRoute'],
-        message: `no route named "${config.defaultRoute}"`,
-      });
-    }
-  });
+export const ConfigSchema = strictObject({
+  providers: z.record(z.string().regex(NAME, 'provider names are letters, digits, . _ -'), ProviderSchema),
+  routes: z.record(z.string().regex(NAME, 'route names are letters, digits, . _ -'), RouteSpecSchema),
+  /** Route used when a call names none. */
+  defaultRoute: z.string().optional(),
+  /**
+   * Budget limits by scope. A scope's ledger takes its limit from here when it starts and whenever this
+   * declaration changes; `ledgers.setLimit` overrides it until then.
+   * @default none: every scope is unlimited but tracked
+   */
+  budgets: z.record(BudgetScopeSchema, BudgetSchema).optional(),
+}).superRefine((config, context) => {
+  // Names are looked up as own keys: `constructor` or `__proto__` must not find Object.prototype's members.
+  for (const [routeName, route] of Object.entries(config.routes)) {
+    route.targets.forEach((target, index) => {
+      const provider = ownEntry(config.providers, target.provider);
+      if (!provider) {
+        context.addIssue({
+          code: 'custom',
+          path: ['routes', routeName, 'targets', index, 'provider'],
+          message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(', ') || 'none'})`,
+        });
+      } else if (!ownEntry(provider.models, target.model)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['routes', routeName, 'targets', index, 'model'],
+          message: `provider "${target.provider}" has no model "${target.model}" in its models`,
+        });
+      }
+    });
+  }
+  if (config.defaultRoute !== undefined && !ownEntry(config.routes, config.defaultRoute)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['defaultRoute'],
+      message: `no route named "${config.defaultRoute}"`,
+    });
+  }
+});
 
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;

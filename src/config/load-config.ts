@@ -1,8 +1,9 @@
 // Reads and validates the config file; every problem is reported with its path. Node side (file I/O).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigSchema, type Config } from './config';
+import { prettifyIssues, spreadUnknownKeys } from './strict-object';
 
 /** Config file used when neither an explicit path nor `SWITCHYARD_CONFIG` is given. */
 export const DEFAULT_CONFIG_FILE = 'switchyard.config.json';
@@ -24,10 +25,11 @@ export function parseConfig(value: unknown, file?: string): Config {
   const parsed = ConfigSchema.safeParse(value);
   if (!parsed.success) {
     const where = file ? ` in ${file}` : '';
+    // Each unknown key becomes its own issue at its own path, so `issues` names every field to fix.
     throw new ConfigError(
-      `Invalid Switchyard config${where}:\n${z.prettifyError(parsed.error)}`,
+      `Invalid Switchyard config${where}:\n${prettifyIssues(parsed.error)}`,
       file,
-      parsed.error.issues,
+      spreadUnknownKeys(parsed.error.issues),
     );
   }
   return parsed.data;
@@ -36,6 +38,18 @@ export function parseConfig(value: unknown, file?: string): Config {
 /** The config file path: the argument, else `SWITCHYARD_CONFIG`, else `./switchyard.config.json`. */
 export function configPath(explicit?: string): string {
   return path.resolve(explicit ?? process.env.SWITCHYARD_CONFIG ?? DEFAULT_CONFIG_FILE);
+}
+
+/**
+ * The config a client checks calls against before starting them: the file named by `explicit` or
+ * `SWITCHYARD_CONFIG`, which must load (a missing, empty or invalid file throws {@link ConfigError}); else
+ * `./switchyard.config.json` when it exists; else `undefined`, for a client away from the workers' config,
+ * which leaves the checks to the workers.
+ */
+export function loadConfigIfPresent(explicit?: string): Config | undefined {
+  const named = explicit ?? process.env.SWITCHYARD_CONFIG;
+  if (named === undefined && !existsSync(configPath())) return undefined;
+  return loadConfig(named);
 }
 
 export function loadConfig(file?: string): Config {

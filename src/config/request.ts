@@ -1,13 +1,14 @@
 // The provider-neutral generation request: zod schema and inferred type. Workflow-safe (zod only).
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 
-export const MessageSchema = z.object({
+export const MessageSchema = strictObject({
   role: z.enum(['user', 'assistant']),
   content: z.string().min(1, 'a message needs content'),
 });
 export type Message = z.infer<typeof MessageSchema>;
 
-export const ToolSchema = z.object({
+export const ToolSchema = strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),
   description: z.string().optional(),
   /** JSON Schema of the tool's arguments. */
@@ -15,7 +16,7 @@ export const ToolSchema = z.object({
 });
 export type Tool = z.infer<typeof ToolSchema>;
 
-export const GenerationRequestSchema = z.object({
+export const GenerationRequestSchema = strictObject({
   /** The conversation, oldest first; the last message is usually the user's. */
   messages: z.array(MessageSchema).min(1, 'at least one message is required'),
   /** System prompt, sent the way each provider expects it. */

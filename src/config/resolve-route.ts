@@ -1,8 +1,8 @@
 // Resolves a route reference (a name or an inline spec) against the config. Pure: no I/O, no Temporal.
-import { z } from 'zod';
 import { ownEntry, type Config } from './config';
 import type { ResolvedRoute } from './resolved-route';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
+import { firstIssueField, prettifyIssues } from './strict-object';
 import { FAILOVER_CLASSES } from '../routing/failure-class';
 
 export class RouteResolutionError extends Error {
@@ -34,10 +34,10 @@ export function resolveRoute(config: Config, reference: RouteReference): Resolve
     name = 'inline';
     const parsed = RouteSpecSchema.safeParse(reference);
     if (!parsed.success) {
-      const first = parsed.error.issues[0];
+      const field = firstIssueField(parsed.error);
       throw new RouteResolutionError(
-        `invalid inline route:\n${z.prettifyError(parsed.error)}`,
-        ['route', ...(first?.path ?? [])].join('.'),
+        `invalid inline route:\n${prettifyIssues(parsed.error)}`,
+        field ? `route.${field}` : 'route',
       );
     }
     spec = parsed.data;

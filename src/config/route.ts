@@ -1,11 +1,12 @@
 // Route schemas: ordered targets with timeouts and retries, failover and breaker policy. Workflow-safe (zod only).
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 import { FAILOVER_CLASSES, type FailureClass } from '../routing/failure-class';
 
 /** Hard cap on attempts of one routed call, retries and failovers included (DESIGN §2). */
 export const MAX_ATTEMPTS_CAP = 10;
 
-export const TargetSchema = z.object({
+export const TargetSchema = strictObject({
   /** Provider name as configured under `providers`. */
   provider: z.string().min(1),
   /** Model id sent to the provider; must be listed under that provider's `models`. */
@@ -25,7 +26,7 @@ export const TargetSchema = z.object({
 });
 export type Target = z.infer<typeof TargetSchema>;
 
-export const BreakerPolicySchema = z.object({
+export const BreakerPolicySchema = strictObject({
   /** Consecutive counted failures that open the breaker. @default 3 */
   failureThreshold: z.number().int().min(1).max(1000).default(3),
   /** How long an open breaker stays open before one probe is allowed, in milliseconds. @default 30000 */
@@ -35,7 +36,7 @@ export type BreakerPolicy = z.infer<typeof BreakerPolicySchema>;
 
 export const WhenAllOpen = { probeFirst: 'probe_first', fail: 'fail' } as const;
 
-export const RouteSpecSchema = z.object({
+export const RouteSpecSchema = strictObject({
   /** Targets in order of preference; the first that succeeds serves the call. */
   targets: z.array(TargetSchema).min(1, 'a route needs at least one target').max(MAX_ATTEMPTS_CAP),
   /** Cap on attempts for one call, retries included (at most 10). @default 10 */

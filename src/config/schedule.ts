@@ -1,5 +1,6 @@
 // Schedule schemas: when a scheduled generation runs, its routed call, overlap and catch-up, delivery. Workflow-safe (zod only).
 import { z } from 'zod';
+import { strictObject } from './strict-object';
 import { BudgetScopeSchema } from './budget';
 import { cronProblem } from './cron';
 import { DurationError, formatDuration, parseDuration } from './duration';
@@ -82,52 +83,49 @@ function isAbsolutePath(path: string): boolean {
 }
 
 /** Where the result of each scheduled run goes, besides its workflow history. */
-export const DeliverySpecSchema = z
-  .object({
-    /**
-     * POST the result JSON here (`Idempotency-Key: <workflow id>`), retried on 408, 429, 5xx and network
-     * errors. The URL is stored in the schedule and in workflow history: keep secrets out of it.
-     */
-    webhookUrl: z
-      .url('the webhook must be an http(s) URL')
-      .refine((url) => /^https?:\/\//i.test(url), 'the webhook must be an http(s) URL')
-      .optional(),
-    /** Write the result JSON to `<directory>/<workflow id>.json` on the worker's machine (absolute path). */
-    directory: z
-      .string()
-      .refine(isAbsolutePath, 'the delivery directory must be an absolute path on the worker machine')
-      .optional(),
-  })
-  .refine((deliver) => deliver.webhookUrl !== undefined || deliver.directory !== undefined, {
-    message: 'delivery needs a webhookUrl, a directory, or both',
-  });
+export const DeliverySpecSchema = strictObject({
+  /**
+   * POST the result JSON here (`Idempotency-Key: <workflow id>`), retried on 408, 429, 5xx and network
+   * errors. The URL is stored in the schedule and in workflow history: keep secrets out of it.
+   */
+  webhookUrl: z
+    .url('the webhook must be an http(s) URL')
+    .refine((url) => /^https?:\/\//i.test(url), 'the webhook must be an http(s) URL')
+    .optional(),
+  /** Write the result JSON to `<directory>/<workflow id>.json` on the worker's machine (absolute path). */
+  directory: z
+    .string()
+    .refine(isAbsolutePath, 'the delivery directory must be an absolute path on the worker machine')
+    .optional(),
+}).refine((deliver) => deliver.webhookUrl !== undefined || deliver.directory !== undefined, {
+  message: 'delivery needs a webhookUrl, a directory, or both',
+});
 export type DeliverySpec = z.infer<typeof DeliverySpecSchema>;
 
 /** A schedule as given to `schedules.create`: when, what, and what to do with the results. */
-export const ScheduleDefinitionSchema = z
-  .object({
-    id: ScheduleIdSchema,
-    /** Run at this interval (milliseconds, or text like `1h`), counted from the Unix epoch in UTC. Give this or `cron`. */
-    every: DurationSchema.optional(),
-    /** Run at the times of this five-field cron expression (or `@hourly`, `@daily`, …). Give this or `every`. */
-    cron: z.string().optional(),
-    /** IANA time zone the cron expression is read in, e.g. `Europe/Berlin`. @default 'UTC' */
-    timezone: z.string().optional(),
-    /** The routed call each run makes. `patienceMs` defaults to {@link DEFAULT_SCHEDULED_PATIENCE_MS}. */
-    call: RoutedCallInputSchema,
-    /** Budget scope every run is charged to (a team, a project, the schedule itself). @default `call.budget`, else none */
-    budget: BudgetScopeSchema.optional(),
-    /** A note for people, shown by `describe`, `list` and the Temporal UI. */
-    note: z.string().max(1_000).optional(),
-    /** What happens when a run comes due while the previous one still runs. @default 'skip' */
-    overlap: z.enum(OVERLAP_POLICIES).default(DEFAULT_OVERLAP_POLICY),
-    /** How late a missed run may still be made after an outage of Temporal itself. @default 10 minutes */
-    catchupWindow: DurationSchema.default(DEFAULT_CATCHUP_WINDOW_MS),
-    /** Deliver each run's result to a webhook and/or a directory. @default none: results stay in Temporal */
-    deliver: DeliverySpecSchema.optional(),
-    /** Create the schedule paused. @default false */
-    paused: z.boolean().default(false),
-  })
+export const ScheduleDefinitionSchema = strictObject({
+  id: ScheduleIdSchema,
+  /** Run at this interval (milliseconds, or text like `1h`), counted from the Unix epoch in UTC. Give this or `cron`. */
+  every: DurationSchema.optional(),
+  /** Run at the times of this five-field cron expression (or `@hourly`, `@daily`, …). Give this or `every`. */
+  cron: z.string().optional(),
+  /** IANA time zone the cron expression is read in, e.g. `Europe/Berlin`. @default 'UTC' */
+  timezone: z.string().optional(),
+  /** The routed call each run makes. `patienceMs` defaults to {@link DEFAULT_SCHEDULED_PATIENCE_MS}. */
+  call: RoutedCallInputSchema,
+  /** Budget scope every run is charged to (a team, a project, the schedule itself). @default `call.budget`, else none */
+  budget: BudgetScopeSchema.optional(),
+  /** A note for people, shown by `describe`, `list` and the Temporal UI. */
+  note: z.string().max(1_000).optional(),
+  /** What happens when a run comes due while the previous one still runs. @default 'skip' */
+  overlap: z.enum(OVERLAP_POLICIES).default(DEFAULT_OVERLAP_POLICY),
+  /** How late a missed run may still be made after an outage of Temporal itself. @default 10 minutes */
+  catchupWindow: DurationSchema.default(DEFAULT_CATCHUP_WINDOW_MS),
+  /** Deliver each run's result to a webhook and/or a directory. @default none: results stay in Temporal */
+  deliver: DeliverySpecSchema.optional(),
+  /** Create the schedule paused. @default false */
+  paused: z.boolean().default(false),
+})
   .superRefine((definition, context) => {
     const issue = (path: string, message: string) =>
       context.addIssue({ code: 'custom', path: [path], message });
@@ -189,7 +187,7 @@ export type ScheduleDefinitionInput = z.input<typeof ScheduleDefinitionSchema>;
 export type ScheduleDefinition = z.infer<typeof ScheduleDefinitionSchema>;
 
 /** Input of the scheduled-generation workflow, which a schedule's action starts. */
-export const ScheduledGenerationInputSchema = z.object({
+export const ScheduledGenerationInputSchema = strictObject({
   scheduleId: ScheduleIdSchema,
   /** The routed call, run as a child workflow. */
   call: RoutedCallInputSchema,

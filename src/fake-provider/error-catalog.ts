@@ -12,6 +12,13 @@ export interface FakeErrorContext {
   readonly requestId: string;
   /** The last four characters of the caller's key, which OpenAI really echoes in its 401 message. */
   readonly apiKeyTail: string;
+  /** What a scenario's `echoApiKey` puts into the error: the key as its code, and/or after its message. */
+  readonly echo?: { readonly code?: string; readonly text?: string };
+}
+
+/** The message with the echoed key after it, when the scenario asks for one. */
+function echoedMessage(message: string, context: FakeErrorContext): string {
+  return context.echo?.text !== undefined ? `${message} (key: ${context.echo.text})` : message;
 }
 
 /** What a load balancer in front of either provider sends for a 502: HTML, not JSON. */
@@ -28,7 +35,9 @@ export function openAIErrorResponse(name: FakeErrorName, context: FakeErrorConte
     param: string | null = null,
   ) => ({
     status,
-    body: { error: { message, type, param, code } },
+    body: {
+      error: { message: echoedMessage(message, context), type, param, code: context.echo?.code ?? code },
+    },
   });
   switch (name) {
     case 'rate_limited':
@@ -114,14 +123,22 @@ export function openAIErrorResponse(name: FakeErrorName, context: FakeErrorConte
 
 /** Anthropic: `{"type":"error","error":{"type","message"},"request_id"}`. */
 export function anthropicErrorResponse(name: FakeErrorName, context: FakeErrorContext): FakeErrorResponse {
-  const error = (status: number, type: string, message: string, details?: Record<string, unknown>) => ({
-    status,
-    body: {
-      type: 'error',
-      error: { type, message, ...(details ? { details } : {}) },
-      request_id: context.requestId,
-    },
-  });
+  const error = (status: number, type: string, message: string, details?: Record<string, unknown>) => {
+    const code = context.echo?.code;
+    const allDetails = code !== undefined ? { ...details, error_code: code } : details;
+    return {
+      status,
+      body: {
+        type: 'error',
+        error: {
+          type,
+          message: echoedMessage(message, context),
+          ...(allDetails ? { details: allDetails } : {}),
+        },
+        request_id: context.requestId,
+      },
+    };
+  };
   switch (name) {
     case 'rate_limited':
       return error(

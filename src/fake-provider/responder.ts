@@ -109,7 +109,13 @@ export async function respond(exchange: FakeExchange, scenario: FakeScenario | u
 
 function answerFor(exchange: FakeExchange, scenario: AnsweringScenario | undefined) {
   const prefix = `${exchange.wire.toolCallIdPrefix}${exchange.ids.responseId.replace(/^\D+/, '')}`;
-  return buildAnswer(exchange.request, scenario, (index) => `${prefix}_${index}`);
+  const answer = buildAnswer(exchange.request, scenario, (index) => `${prefix}_${index}`);
+  const key = exchange.errorContext.echo?.text;
+  if (key === undefined) return answer;
+  // `echoApiKey: ['body']` on an answer: the key is in the text (or the refusal) the model "wrote".
+  return answer.refusal !== undefined
+    ? { ...answer, refusal: `${answer.refusal} ${key}` }
+    : { ...answer, text: `${answer.text} ${key}` };
 }
 
 function jsonAnswer(

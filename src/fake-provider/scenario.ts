@@ -28,12 +28,22 @@ const FAKE_ERROR_NAMES = Object.values(FakeErrorName) as [FakeErrorName, ...Fake
 
 const milliseconds = z.number().int().nonnegative();
 
+/**
+ * Where a response may echo the API key the request carried, as a misbehaving provider or gateway might:
+ * `code` is the error's code (OpenAI `error.code`, Anthropic `error.details.error_code`), `request_id` the
+ * request-id header (and Anthropic's body `request_id`), `body` the error message or the answer text.
+ */
+export const FakeKeyEcho = { code: 'code', requestId: 'request_id', body: 'body' } as const;
+export type FakeKeyEcho = (typeof FakeKeyEcho)[keyof typeof FakeKeyEcho];
+
 /** Fields every scenario accepts. */
 const commonFields = {
   /** Wait this long before sending the status line, in milliseconds. @default the server's `latencyMs` */
   delayMs: milliseconds.optional(),
   /** Extra response headers. */
   headers: z.record(z.string(), z.string()).optional(),
+  /** Echo the caller's API key in these places, to test that it is scrubbed. @default nowhere */
+  echoApiKey: z.array(z.enum([FakeKeyEcho.code, FakeKeyEcho.requestId, FakeKeyEcho.body])).optional(),
 };
 
 export const FakeUsageSchema = z.object({

@@ -100,7 +100,7 @@ export class FakeHttpServer {
     const body = parseJson(bodyText);
     const parsed = wire.parseRequest(body);
     const model = typeof parsed === 'string' ? modelOf(body) : parsed.model;
-    const errorContext: FakeErrorContext = {
+    let errorContext: FakeErrorContext = {
       model: model ?? '',
       requestId: `req_fake_${serial}`,
       apiKeyTail: (apiKey ?? '').slice(-4),
@@ -109,6 +109,18 @@ export class FakeHttpServer {
     const resolved =
       typeof parsed === 'string' ? undefined : this.resolveScenario(request, wire, parsed.model, now);
     const chosen = resolved && !('invalid' in resolved) ? resolved : undefined;
+    // The key goes back only where the scenario asks; it is still never written to the traffic log.
+    const echo = new Set(apiKey !== undefined ? (chosen?.scenario?.echoApiKey ?? []) : []);
+    if (echo.size > 0) {
+      errorContext = {
+        ...errorContext,
+        ...(echo.has('request_id') ? { requestId: apiKey! } : {}),
+        echo: {
+          ...(echo.has('code') ? { code: apiKey! } : {}),
+          ...(echo.has('body') ? { text: apiKey! } : {}),
+        },
+      };
+    }
 
     const tally = this.log.record({
       sequence,
@@ -121,6 +133,7 @@ export class FakeHttpServer {
       apiKeyFingerprint: apiKey === undefined ? null : fingerprintApiKey(apiKey),
       scenario: chosen?.scenario?.kind ?? 'default',
       scenarioSource: chosen?.source ?? 'default',
+      echoedApiKey: echo.size > 0,
       receivedAt: now,
     });
 

@@ -26,6 +26,8 @@ export interface FakeRequestRecord {
   readonly apiKeyFingerprint: string | null;
   readonly scenario: FakeScenarioKind | 'default';
   readonly scenarioSource: ScenarioSource;
+  /** True when the response echoed the caller's key (a scenario's `echoApiKey`). */
+  readonly echoedApiKey: boolean;
   /** Epoch milliseconds. */
   readonly receivedAt: number;
 }

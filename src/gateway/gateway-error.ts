@@ -77,7 +77,9 @@ export function toGatewayError(error: unknown, nowMs: number = Date.now()): Gate
   if (error instanceof GatewayError) return error;
   if (error instanceof RoutedCallError) {
     const retryAfterSeconds =
-      error.retryAtMs !== undefined ? Math.max(1, Math.ceil((error.retryAtMs - nowMs) / 1000)) : undefined;
+      error.retryAt !== undefined
+        ? Math.max(1, Math.ceil((error.retryAt.getTime() - nowMs) / 1000))
+        : undefined;
     return new GatewayError(
       error.message,
       KIND_OF_FAILURE[error.type] ?? GatewayErrorKind.internal,

@@ -1,6 +1,8 @@
 // The provider factory and the neutral provider contract. Worker side (adapters do I/O).
 import { AnthropicMessagesProvider } from './anthropic';
 import { OpenAIChatProvider } from './openai';
+import { scrubbingProvider } from './scrubbing-provider';
+import { SecretScrubber } from './secret-scrubber';
 import type { LanguageModelProvider, ProviderKind } from './types';
 
 export * from './types';
@@ -17,17 +19,24 @@ export interface ProviderClientConfig {
    * Required in practice for `openai-compatible`. @default the SDK's own default for the kind
    */
   readonly baseURL?: string;
+  /**
+   * Further secret values to scrub from what this provider returns and logs, besides its own key: the keys of
+   * every other configured provider (a gateway in front of several may echo any of them). @default none
+   */
+  readonly secrets?: readonly string[];
 }
 
-/** Builds the adapter for one configured provider; its SDK client is created once, with `maxRetries: 0`. */
+/**
+ * Builds the adapter for one configured provider; its SDK client is created once, with `maxRetries: 0`. Its
+ * answers, failures and SDK log lines are scrubbed of its key and of `secrets`, whatever field they are in.
+ */
 export function createProvider(config: ProviderClientConfig): LanguageModelProvider {
   const { name, kind, apiKey } = config;
+  const scrubber = new SecretScrubber([apiKey, ...(config.secrets ?? [])]);
   const baseURL = config.baseURL !== undefined ? { baseURL: config.baseURL } : {};
-  switch (kind) {
-    case 'openai':
-    case 'openai-compatible':
-      return new OpenAIChatProvider({ name, kind, apiKey, ...baseURL });
-    case 'anthropic':
-      return new AnthropicMessagesProvider({ name, apiKey, ...baseURL });
-  }
+  const adapter =
+    kind === 'anthropic'
+      ? new AnthropicMessagesProvider({ name, apiKey, scrubber, ...baseURL })
+      : new OpenAIChatProvider({ name, kind, apiKey, scrubber, ...baseURL });
+  return scrubbingProvider(adapter, scrubber);
 }

@@ -19,6 +19,7 @@ export interface PlannedAttemptView {
 
 export interface CallPlan {
   readonly route: string;
+  /** Upper bound of the prompt tokens for any provider's tokenizer (see `estimateInputTokens`). */
   readonly estimatedInputTokens: number;
   readonly maxOutputTokens: number;
   readonly deadlineMs?: number;

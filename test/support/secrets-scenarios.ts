@@ -132,3 +132,29 @@ export function unparsableStream(provider: 'openai' | 'anthropic', echo: string)
   const event = provider === 'anthropic' ? 'event: message_start\n' : '';
   return { kind: 'raw', status: 200, headers: SSE_HEADERS, body: `${event}data: {upstream said ${echo}\n\n` };
 }
+
+/** Everywhere the fake can put the caller's key back: the error code, the request-id header, the body. */
+const EVERYWHERE = ['code', 'request_id', 'body'] as const;
+
+/**
+ * Answers that echo the key the request carried where field-by-field rules let an identifier-shaped key through
+ * (an error code, a request id) and in the body, on failures, on a success, and in a stream: only scrubbing the
+ * key's value keeps it out of history, records, errors and logs.
+ */
+export function keyEchoes(): {
+  readonly plain: readonly (readonly [string, FakeScenario])[];
+  readonly streamed: readonly (readonly [string, FakeScenario])[];
+} {
+  return {
+    plain: [
+      ['gpt-primary', { kind: 'error', error: 'rate_limited', echoApiKey: [...EVERYWHERE] }],
+      ['claude-primary', { kind: 'error', error: 'overloaded', echoApiKey: [...EVERYWHERE] }],
+      ['gpt-secondary', { kind: 'error', error: 'server_error', echoApiKey: ['request_id'] }],
+      ['claude-secondary', { kind: 'answer', text: 'Paris.', echoApiKey: ['request_id', 'body'] }],
+    ],
+    streamed: [
+      ['gpt-primary', { kind: 'stream_error', error: 'overloaded', echoApiKey: [...EVERYWHERE] }],
+      ['claude-primary', { kind: 'answer', text: 'Streamed Paris.', echoApiKey: ['request_id', 'body'] }],
+    ],
+  };
+}

@@ -86,6 +86,18 @@ test('show prints the record of a completed call, a failed call, and the attempt
     expect((await switchyard(taskQueue, ['call', 'two', '--idempotency-key', failedKey])).code).toBe(
       ExitCode.callFailed,
     );
+    // The key of the completed call with another prompt: refused as a bad request, the first call untouched.
+    const reused = await switchyard(taskQueue, [
+      'call',
+      'three',
+      '--idempotency-key',
+      completedKey,
+      '--json',
+    ]);
+    expect({ code: reused.code, out: reused.out }).toEqual({ code: ExitCode.usage, out: '' });
+    expect(reused.err).toContain(
+      `idempotency key "${completedKey}" was already used for a call with a different input`,
+    );
 
     const completed = await switchyard(taskQueue, ['show', `switchyard-call-${completedKey}`]);
     expect(completed.code).toBe(ExitCode.ok);
@@ -117,4 +129,31 @@ test('show of an unknown workflow id exits 2 and names it', async () => {
   expect(code).toBe(ExitCode.usage);
   expect(out).toBe('');
   expect(err).toContain('no workflow with id "switchyard-call-no-such-call"');
+});
+
+test('call --patience waits out a round of failures; --max-cost-usd refuses before any request', async () => {
+  // Both targets fail once, then answer: without patience the call fails, with it a second round serves it.
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
+  harness.fake.script('claude-primary', { kind: 'error', error: 'overloaded' });
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'after the outage' });
+  await harness.withWorker(async (_client, taskQueue) => {
+    const patient = await switchyard(taskQueue, ['call', 'wait for it', '--patience', '1m', '--json']);
+    expect(patient.code).toBe(ExitCode.ok);
+    const { answer, record } = JSON.parse(patient.out) as { answer: { text: string }; record: RoutingRecord };
+    expect(answer.text).toBe('after the outage');
+    expect(record.rounds).toBe(2);
+
+    const before = harness.fake.requests.length;
+    const capped = await switchyard(taskQueue, ['call', 'too dear', '--max-cost-usd', '0.0000001', '--json']);
+    expect(capped.code).toBe(ExitCode.callFailed);
+    const failure = JSON.parse(capped.out) as {
+      error: { type: string; message: string; budget: { limitedBy: string; availableUsd: number } };
+    };
+    expect(failure.error.type).toBe('BudgetExceeded');
+    expect(failure.error.budget.limitedBy).toBe('call');
+    // What the call may still spend: all of its maxCostUsd, since nothing was spent.
+    expect(failure.error.budget.availableUsd).toBeCloseTo(0.0000001, 12);
+    expect(failure.error.message).toContain('maxCostUsd');
+    expect(harness.fake.requests.length).toBe(before);
+  });
 });

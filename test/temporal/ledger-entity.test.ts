@@ -2,6 +2,7 @@
 // reservations open, idempotency, limits from config and operator, and the client API.
 import { createReservationSender } from '../../src/activities/reserve-budget';
 import { InvalidRequestError } from '../../src/client/errors';
+import { Ledgers } from '../../src/client/ledgers';
 import { ledgerWorkflowId } from '../../src/workflows/ledger/ledger-definitions';
 import { startLedgerHarness, waitFor, type LedgerHarness } from '../support/ledger-harness';
 import { finishCallerSignal } from '../support/ledger-test-workflows';
@@ -191,4 +192,25 @@ test('setLimit creates the ledger, rounds the limit down to whole nano-USD and v
     await expect(ledgers.setLimit(scope, { limitUsd: -1 })).rejects.toThrow(InvalidRequestError);
     await expect(ledgers.get('')).rejects.toThrow(InvalidRequestError);
   });
+});
+
+test("a Ledgers given only a client starts ledgers on the entities' queue of SWITCHYARD_TASK_QUEUE", async () => {
+  const scope = uniqueName('defaults');
+  const previous = process.env.SWITCHYARD_TASK_QUEUE;
+  try {
+    delete process.env.SWITCHYARD_TASK_QUEUE;
+    expect(new Ledgers({ client: harness.temporal.client }).taskQueue).toBe('switchyard-entities');
+    await harness.withWorkers({}, async ({ client, callTaskQueue, taskQueue }) => {
+      // What a user's own code holds: the calls' queue in the environment, as the workers have it.
+      process.env.SWITCHYARD_TASK_QUEUE = callTaskQueue;
+      const ledgers = new Ledgers({ client });
+      expect(ledgers.taskQueue).toBe(taskQueue);
+      await ledgers.setLimit(scope, { limitUsd: 1 });
+      const description = await client.workflow.getHandle(ledgerWorkflowId(scope)).describe();
+      expect(description.taskQueue).toBe(taskQueue);
+    });
+  } finally {
+    if (previous === undefined) delete process.env.SWITCHYARD_TASK_QUEUE;
+    else process.env.SWITCHYARD_TASK_QUEUE = previous;
+  }
 });

@@ -64,13 +64,20 @@ test('whenAllOpen fail: CircuitOpen at once, with the earliest retry time, and n
   harness.fake.scriptAlways('gpt-primary', { kind: 'error', error: 'overloaded' });
   harness.fake.scriptAlways('claude-primary', { kind: 'error', error: 'overloaded' });
   const route = { ...twoTargets, whenAllOpen: 'fail' as const };
-  const error = await harness.withWorker(async (switchyard) => {
+  const { error, before } = await harness.withWorker(async (switchyard) => {
     for (let call = 0; call < 2; call += 1)
       await expectRoutedCallError(switchyard.generate({ route, request }));
     harness.fake.reset();
-    return expectRoutedCallError(switchyard.generate({ route, request }));
+    const before = Date.now();
+    return { error: await expectRoutedCallError(switchyard.generate({ route, request })), before };
   });
   expect(error.type).toBe('CircuitOpen');
+  // The retry time is a typed field: a Date within the cooldown, and how long from when the error was read.
+  expect(error.retryAt).toBeInstanceOf(Date);
+  expect(error.retryAt!.getTime()).toBeGreaterThan(before);
+  expect(error.retryAt!.getTime()).toBeLessThanOrEqual(before + breaker.cooldownMs);
+  expect(error.retryAfterMs).toBeGreaterThanOrEqual(0);
+  expect(error.message).toContain(error.retryAt!.toISOString());
   expect(error.message).toMatch(/earliest may be tried at \d{4}-/);
   expect(error.record?.attempts.map((attempt) => attempt.skipReason)).toEqual([
     'circuit_open',

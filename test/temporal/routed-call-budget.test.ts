@@ -83,6 +83,18 @@ test('a refused call names the numbers and sends nothing', async () => {
     return expectRoutedCallError(switchyard.generate({ route: oneTarget, request, budget }));
   });
   expect(error.type).toBe('BudgetExceeded');
+  // The numbers are typed fields, not only message text.
+  expect(error.budget).toEqual({
+    limitedBy: 'ledger',
+    scope: budget,
+    requestedNanoUsd: bound,
+    requestedUsd: nanoToUsd(bound),
+    limitNanoUsd: bound - 1,
+    limitUsd: nanoToUsd(bound - 1),
+    availableNanoUsd: bound - 1,
+    availableUsd: nanoToUsd(bound - 1),
+  });
+  expect(error.retryAt).toBeUndefined();
   expect(error.message).toContain(`budget scope ${budget}`);
   expect(error.message).toContain(`may cost ${nanoToUsd(bound).toFixed(6)} USD`);
   expect(error.record?.attempts[0]).toMatchObject({ outcome: 'skipped', skipReason: 'over_budget' });
@@ -146,5 +158,7 @@ test("the ledger's spend equals the provider's bill priced by the config, and th
   );
   expect(snapshot.spentNanoUsd).toBe(costOfUsage(prices, billed));
   expect(capped.type).toBe('BudgetExceeded');
+  expect(capped.budget).toMatchObject({ limitedBy: 'call', requestedNanoUsd: bound });
+  expect(capped.budget?.scope).toBeUndefined();
   expect(capped.message).toContain('maxCostUsd');
 });

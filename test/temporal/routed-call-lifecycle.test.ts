@@ -1,7 +1,7 @@
 // Routed calls on a real dev server: deadline, cancellation, idempotency, input validation, history contents.
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { setTimeout as delay } from 'node:timers/promises';
-import { InvalidRequestError } from '../../src/client/errors';
+import { IdempotencyConflictError, InvalidRequestError } from '../../src/client/errors';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import { startHarness, type Harness } from '../support/harness';
 import { expectRoutedCallError } from '../support/expect-failure';
@@ -80,6 +80,51 @@ test('the same idempotency key never calls a provider twice and returns the firs
   expect(harness.fake.requests).toHaveLength(1);
 });
 
+test('reusing an idempotency key with a different input is refused, running or finished, and starts nothing', async () => {
+  const idempotencyKey = uniqueName('key');
+  const running = uniqueName('key');
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'first' });
+  await harness.withWorker(async (switchyard) => {
+    await switchyard.generate({ route: 'support', request }, { idempotencyKey });
+    const changed = {
+      route: 'support',
+      request: { ...request, messages: [{ role: 'user' as const, content: 'Other' }] },
+    };
+    const conflict = await switchyard.generate(changed, { idempotencyKey }).catch((error: unknown) => error);
+    expect(conflict).toBeInstanceOf(IdempotencyConflictError);
+    expect(conflict).toMatchObject({ idempotencyKey, workflowId: `switchyard-call-${idempotencyKey}` });
+    // Any field counts, not only the prompt; defaults filled in or not, the same input is the same call.
+    await expect(
+      switchyard.start({ route: 'support', request, budget: 'another-scope' }, { idempotencyKey }),
+    ).rejects.toThrow(IdempotencyConflictError);
+    const same = await switchyard.generate(
+      { route: 'support', request: { ...request, maxOutputTokens: 64 }, stream: false },
+      { idempotencyKey },
+    );
+    expect(same.answer.text).toBe('first');
+
+    // While the first call still runs, a different input under its key is refused as well.
+    harness.fake.script('gpt-primary', { kind: 'hang' });
+    const handle = await switchyard.start({ route: 'support', request }, { idempotencyKey: running });
+    await expect(
+      switchyard.start(
+        { route: 'support', request: { ...request, temperature: 1 } },
+        { idempotencyKey: running },
+      ),
+    ).rejects.toThrow(IdempotencyConflictError);
+    await handle.cancel();
+  });
+  // The digest is kept in the memo, never the prompt itself.
+  const { memo } = await harness.temporal.client.workflow
+    .getHandle(`switchyard-call-${idempotencyKey}`)
+    .describe();
+  expect(JSON.stringify(memo)).not.toContain('Say hello');
+  // Neither refused input reached a provider (the hanging call may or may not have sent its own request).
+  const sent = harness.fake.requests.map((received) => JSON.stringify(received.body));
+  expect(sent.filter((body) => body.includes('Other') || body.includes('temperature'))).toEqual([]);
+  expect(sent.filter((body) => body.includes('Say hello')).length).toBeGreaterThanOrEqual(1);
+});
+
 test('a bad request is refused at the client with the field named, and nothing starts', async () => {
   await harness.withWorker(async (switchyard) => {
     const bad = { route: 'support', request: { messages: [], maxOutputTokens: -1 } };
@@ -121,6 +166,11 @@ test('input that bypasses the client is validated again at workflow start', asyn
       args: [{ request: { messages: [{ role: 'robot', content: 'x' }] } }],
     });
     await expect(handle.result()).rejects.toMatchObject({ cause: { type: 'InvalidRequest' } });
+    // Through the client's handle the refusal names its field as a typed field.
+    const refused = await expectRoutedCallError(
+      new SwitchyardClient({ client: harness.temporal.client, taskQueue }).handle(handle.workflowId).result(),
+    );
+    expect(refused).toMatchObject({ type: 'InvalidRequest', field: 'request.messages.0.role' });
   });
 });
 

@@ -30,6 +30,7 @@ import {
   anthropicError,
   anthropicStreamError,
   echoText,
+  keyEchoes,
   newCanaries,
   openAIError,
   openAIStreamError,
@@ -83,6 +84,9 @@ async function startWorker(configFile: string, taskQueue: string): Promise<Child
     script: 'test/support/secrets-worker-process.ts',
     environment: {
       ...TEST_API_KEYS,
+      // The SDKs' own debug lines too: they name the provider's request id, which may carry the key.
+      OPENAI_LOG: 'debug',
+      ANTHROPIC_LOG: 'debug',
       TEMPORAL_ADDRESS: temporalAddress(),
       SWITCHYARD_CONFIG: configFile,
       SWITCHYARD_TASK_QUEUE: taskQueue,
@@ -246,6 +250,10 @@ test('no API key and no provider body text is recorded in history, logs, errors 
     ['gpt-secondary', { kind: 'reset' }],
     ['claude-secondary', { kind: 'answer', text: 'Paris, again.' }],
   ]);
+  // The key itself as an error code, a request id and in the body, on failures, a success and a stream.
+  const echoes = keyEchoes();
+  await call('key-echo', input({ budget: scopes.team }), echoes.plain);
+  await call('key-echo-stream', input({ stream: true }), echoes.streamed);
   await call('cancelled', input(), [['gpt-primary', { kind: 'hang' }]], { cancelWhenSent: true });
   // A hang past the target's deadline opens the fragile route's breaker; the next call finds it open.
   fake.scriptAlways('gpt-fragile', { kind: 'hang' });
@@ -266,6 +274,8 @@ test('no API key and no provider body text is recorded in history, logs, errors 
     stream: 'succeeded',
     'stream-junk': 'succeeded',
     'fake-authentication': 'succeeded',
+    'key-echo': 'succeeded',
+    'key-echo-stream': 'succeeded',
     cancelled: 'Cancelled',
     timeout: 'AllTargetsFailed',
     'circuit-open': expect.stringMatching(/^(CircuitOpen|AllTargetsFailed)$/),
@@ -275,7 +285,7 @@ test('no API key and no provider body text is recorded in history, logs, errors 
   // The same through the CLI: a failing `call`, then `show` of every call, the breakers and the ledgers.
   const cliOutputs: string[] = [];
   fake.script('gpt-primary', openAIError(401, 'invalid_request_error', 'invalid_api_key', echoOpenAI));
-  fake.script('claude-primary', anthropicError(400, 'invalid_request_error', echoAnthropic));
+  fake.script('claude-primary', { kind: 'error', error: 'bad_request', echoApiKey: ['code', 'request_id'] });
   const cliKey = uniqueName('secrets-cli');
   const cliCall = await switchyard(taskQueue, configFile, [
     'call',
@@ -370,6 +380,7 @@ test('no API key and no provider body text is recorded in history, logs, errors 
     requestIdInHistory: historyText.includes(rateLimited!.requestId),
     failureInLog: workerOutput.includes('openai gpt-primary: 429 rate_limited'),
     debugLines: workerOutput.includes('[log] DEBUG'),
+    sdkDebugLines: /\((openai|anthropic) SDK\): \[log_/.test(workerOutput),
     failureInCli: cliText.includes('rate_limited'),
   }).toEqual({
     promptInHistory: true,
@@ -377,8 +388,11 @@ test('no API key and no provider body text is recorded in history, logs, errors 
     requestIdInHistory: true,
     failureInLog: true,
     debugLines: true,
+    sdkDebugLines: true,
     failureInCli: true,
   });
+  // The fake really sent the keys back: six answers of two calls, and the CLI call's second one.
+  expect(fake.requests.filter((request) => request.echoedApiKey)).toHaveLength(7);
   const keysSent = new Set(fake.requests.map((request) => request.apiKeyFingerprint));
   expect(keysSent).toEqual(
     new Set([

@@ -1,7 +1,8 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
-import { validateCallInput } from '../../client/switchyard-client';
+import { checkCallAgainstConfig, validateCallInput } from '../../client/switchyard-client';
 import { callInputSizeRulesFromEnvironment, checkCallInputSize } from '../../client/call-input-size';
 import { CodecSettingsError } from '../../codec/codec-settings-error';
+import { loadConfigIfPresent } from '../../config/load-config';
 import { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
 import { routedCallWorkflowId } from '../../workflows/definitions';
@@ -18,6 +19,7 @@ import { renderRoutingRecord } from '../render-routing-record';
 import {
   buildCallInput,
   CALL_FLAGS,
+  readCallFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
@@ -47,6 +49,8 @@ const HELP = renderHelp({
     'the routing record (every attempt, its outcome and cost) to stderr. The prompt is the argument, the',
     'contents of --file, or stdin when the argument is "-" or absent and stdin is not a terminal.',
     'Ctrl-C stops waiting (exit 130); the call itself goes on, and "switchyard show <id>" reads it later.',
+    'The config (--config, SWITCHYARD_CONFIG, else ./switchyard.config.json if present) is read as for "plan":',
+    'a call it refuses (an unknown route, a missing required budget) exits 2 before anything starts.',
   ],
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
@@ -70,10 +74,8 @@ function printAnswer(result: RoutedCallResult, io: CommandIo): void {
 
 function printFailure(error: RoutedCallError, json: boolean, io: CommandIo): void {
   if (json) {
-    const failure = {
-      error: { type: error.type, message: error.message, workflowId: error.workflowId },
-      record: error.record ?? null,
-    };
+    // The typed fields too: a CircuitOpen's retryAt, a BudgetExceeded's numbers, an InvalidRequest's field.
+    const failure = { error: error.toJSON(), record: error.record ?? null };
     io.stdout.write(`${JSON.stringify(failure, null, 2)}\n`);
     return;
   }
@@ -100,6 +102,7 @@ export const callCommand: Command = {
       );
     }
     const requestFlags = readRequestFlags(parsed);
+    const callFlags = readCallFlags(parsed);
     const prompt = await readPrompt({
       positionals: parsed.positionals,
       file: stringFlag(parsed, 'file'),
@@ -108,19 +111,24 @@ export const callCommand: Command = {
     });
     // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up; a prompt too large for
     // Temporal (with no payload store) is one.
-    const input = validateCallInput(buildCallInput(requestFlags, prompt));
+    const input = validateCallInput(buildCallInput(requestFlags, prompt, callFlags));
     try {
       checkCallInputSize(input, callInputSizeRulesFromEnvironment());
     } catch (error) {
       if (error instanceof CodecSettingsError) throw new UsageError(error.message);
       throw error;
     }
+    // The config is read as for `plan` and `schedule`: one that is named (--config, SWITCHYARD_CONFIG) or
+    // present must load (exit 3), and a route it cannot resolve is refused here (exit 2), so such a call never
+    // reaches Temporal. Only a client with no config at all leaves the check to the workers.
+    const config = loadConfigIfPresent(globals.configFile);
+    if (config) checkCallAgainstConfig(config, input);
 
     // Loaded after the arguments are checked: the connection brings the native worker runtime (a second or
     // more), which a mistyped flag should not wait for.
     const { connectSwitchyard, isTemporalUnavailable } =
       require('../connect-temporal') as typeof import('../connect-temporal');
-    const connection = await connectSwitchyard(globals);
+    const connection = await connectSwitchyard(globals, config);
     try {
       const handle = await connection.switchyard.start(input, idempotencyKey ? { idempotencyKey } : {});
       // Aborting cancels the result's long poll; without it the process would linger after Ctrl-C.

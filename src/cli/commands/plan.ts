@@ -12,6 +12,7 @@ import { renderCallPlan } from '../render-call-plan';
 import {
   buildCallInput,
   CALL_FLAGS,
+  readCallFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
@@ -34,7 +35,8 @@ const HELP = renderHelp({
     'timeout and worst-case cost (the amount reserved on the budget before the attempt). Reads only the',
     'config file; calls no provider and needs no Temporal server. The prompt only sizes the input-token',
     'estimate: give it as the argument, with --file, or as "-" for stdin; without one a short placeholder is used.',
-    'The call flags (--idempotency-key, --stream) are accepted and ignored, so any call line can be planned.',
+    'The call flags (--idempotency-key, --stream, --patience) are checked and ignored, so any call line can be',
+    'planned.',
   ],
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
@@ -56,6 +58,7 @@ export const planCommand: Command = {
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     readIdempotencyKey(parsed);
+    readCallFlags(parsed);
     const requestFlags = readRequestFlags(parsed);
     const prompt = await readPrompt({
       positionals: parsed.positionals,

@@ -4,6 +4,7 @@ import type { GenerationRequest } from '../../config/request';
 import { FailureClass } from '../../routing/failure-class';
 import { AttemptAbort } from '../attempt-abort';
 import { providerFailure, safeIdentifier } from '../provider-failure';
+import type { SecretScrubber } from '../secret-scrubber';
 import { messageOnlyLogger } from '../sdk-logger';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
 import { AnthropicStreamAccumulator } from './accumulate-stream';
@@ -17,6 +18,8 @@ export interface AnthropicMessagesProviderConfig {
   readonly apiKey: string;
   /** API base URL without `/v1`. @default the SDK's (`ANTHROPIC_BASE_URL` or https://api.anthropic.com) */
   readonly baseURL?: string;
+  /** Scrubs the configured keys from the SDK's log lines (its debug line names the request id). @default none */
+  readonly scrubber?: SecretScrubber;
 }
 
 const REQUEST_ID_HEADER = 'request-id';
@@ -39,7 +42,7 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
       apiKey: config.apiKey,
       maxRetries: 0,
       // The SDK logs unparsable stream chunks (and, at debug, bodies) beside its messages; keep only those.
-      logger: messageOnlyLogger(`${config.name} (anthropic SDK)`),
+      logger: messageOnlyLogger(`${config.name} (anthropic SDK)`, undefined, config.scrubber),
       ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
     });
   }

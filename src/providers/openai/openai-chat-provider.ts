@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { GenerationRequest } from '../../config/request';
 import { AttemptAbort } from '../attempt-abort';
 import { providerFailure, safeIdentifier } from '../provider-failure';
+import type { SecretScrubber } from '../secret-scrubber';
 import { messageOnlyLogger } from '../sdk-logger';
 import { FailureClass } from '../../routing/failure-class';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
@@ -18,6 +19,8 @@ export interface OpenAIChatProviderConfig {
   readonly apiKey: string;
   /** API base URL including `/v1`. @default the SDK's (`OPENAI_BASE_URL` or https://api.openai.com/v1) */
   readonly baseURL?: string;
+  /** Scrubs the configured keys from the SDK's log lines (its debug line names the request id). @default none */
+  readonly scrubber?: SecretScrubber;
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -42,7 +45,7 @@ export class OpenAIChatProvider implements LanguageModelProvider {
       apiKey: config.apiKey,
       maxRetries: 0,
       // The SDK logs unparsable stream chunks (and, at debug, bodies) beside its messages; keep only those.
-      logger: messageOnlyLogger(`${config.name} (openai SDK)`),
+      logger: messageOnlyLogger(`${config.name} (openai SDK)`, undefined, config.scrubber),
       ...(config.baseURL !== undefined ? { baseURL: config.baseURL } : {}),
     });
   }

@@ -67,6 +67,8 @@ export interface GateRequest {
   readonly scope?: string;
   /** What the call's own `maxCostUsd` still allows, if it set one. */
   readonly callAllowanceNanoUsd?: NanoUsd;
+  /** The call's own `maxCostUsd`, in nano-USD: the limit a refusal by the allowance names. */
+  readonly callLimitNanoUsd?: NanoUsd;
   /** Take the breaker's probe even before its cooldown (`whenAllOpen: probe_first`). */
   readonly forceProbe?: boolean;
   /**
@@ -101,7 +103,7 @@ export async function admitAttempt(request: GateRequest): Promise<GateDecision> 
     return refuse({
       limitedBy: 'call',
       requestedNanoUsd: boundNanoUsd,
-      limitNanoUsd: null,
+      limitNanoUsd: request.callLimitNanoUsd ?? null,
       availableNanoUsd: request.callAllowanceNanoUsd,
     });
   }

@@ -250,7 +250,10 @@ export class RouteWalk {
       boundNanoUsd,
       ...(this.input.budget !== undefined ? { scope: this.input.budget } : {}),
       ...(this.maxCostNanoUsd !== undefined
-        ? { callAllowanceNanoUsd: this.maxCostNanoUsd - this.log.record().totalCostNanoUsd }
+        ? {
+            callAllowanceNanoUsd: this.maxCostNanoUsd - this.log.record().totalCostNanoUsd,
+            callLimitNanoUsd: this.maxCostNanoUsd,
+          }
         : {}),
       ...(options.forceProbe ? { forceProbe: true } : {}),
       ...(this.lean ? { reserveInAttempt: true } : {}),

@@ -1,8 +1,8 @@
 // The routed-call workflows: validate the input, resolve the route once, then walk it. Workflow code.
 import { ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
-import { z } from 'zod';
 import type { SwitchyardActivities } from '../../activities';
 import type { ResolvedRoute } from '../../config/resolved-route';
+import { firstIssueField, prettifyIssues } from '../../config/strict-object';
 import {
   RoutedCallInputSchema,
   type RoutedCallInput,
@@ -31,8 +31,10 @@ function invalidRequest(message: string, field: string): ApplicationFailure {
 function parseInput(rawInput: RoutedCallInputValue): RoutedCallInput {
   const parsed = RoutedCallInputSchema.safeParse(rawInput);
   if (parsed.success) return parsed.data;
-  const field = parsed.error.issues[0]?.path.join('.') ?? '';
-  throw invalidRequest(`invalid routed-call input:\n${z.prettifyError(parsed.error)}`, field);
+  throw invalidRequest(
+    `invalid routed-call input:\n${prettifyIssues(parsed.error)}`,
+    firstIssueField(parsed.error),
+  );
 }
 
 function checkBudgetRequired(route: ResolvedRoute, input: RoutedCallInput): void {

@@ -14,7 +14,7 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { z } from 'zod';
+import { firstIssueField, prettifyIssues } from '../../config/strict-object';
 import { routedCallStartAttributes, startRouteName } from '../search-attributes';
 import type { DeliveryReceipt, DeliverResultInput, SwitchyardActivities } from '../../activities';
 import {
@@ -63,9 +63,9 @@ function parseInput(rawInput: ScheduledGenerationInputValue): ScheduledGeneratio
   if (parsed.success) return parsed.data;
   throw ApplicationFailure.create({
     type: RoutedCallFailureType.invalidRequest,
-    message: `invalid scheduled-generation input:\n${z.prettifyError(parsed.error)}`,
+    message: `invalid scheduled-generation input:\n${prettifyIssues(parsed.error)}`,
     nonRetryable: true,
-    details: [{ field: parsed.error.issues[0]?.path.join('.') ?? '' }],
+    details: [{ field: firstIssueField(parsed.error) }],
   });
 }
 

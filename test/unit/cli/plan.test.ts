@@ -48,7 +48,8 @@ test('the table shows each attempt and its bound in USD with six decimals, and t
     );
   }
   const worstCase = plan.attempts.reduce((sum, attempt) => sum + attempt.boundNanoUsd, 0);
-  expect(out).toContain(`worst case       ${(worstCase / 1e9).toFixed(6)} USD`);
+  expect(out).toMatch(new RegExp(`^worst case +${(worstCase / 1e9).toFixed(6)} USD`, 'm'));
+  expect(out).toMatch(new RegExp(`^input bound +${plan.estimatedInputTokens} tokens at most`, 'm'));
 });
 
 test('--route picks a configured route or takes an inline one as JSON', async () => {

@@ -75,3 +75,25 @@ test('loadConfig names the file when it is missing or not JSON', () => {
   writeFileSync(file, '{ "providers": ');
   expect(() => loadConfig(file)).toThrow(/bad\.json is not valid JSON/);
 });
+
+test.each([
+  'file:///etc/passwd',
+  'javascript:alert(1)',
+  'ftp://example.com/v1',
+  'data:text/plain,hi',
+  'not a url',
+])('a provider baseURL of %s is refused, naming the field', (baseURL) => {
+  const broken = structuredClone(example);
+  broken.providers.openai.baseURL = baseURL;
+  const error = configError(broken);
+  expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['providers.openai.baseURL']);
+  expect(error.message).toContain('baseURL must be an http:// or https:// URL');
+});
+
+test('http and https base URLs are accepted, with ports and paths', () => {
+  for (const baseURL of ['https://api.openai.com/v1', 'http://127.0.0.1:4010/v1', 'HTTPS://Example.com']) {
+    const config = structuredClone(example);
+    config.providers.openai.baseURL = baseURL;
+    expect(parseConfig(config).providers.openai!.baseURL).toBe(baseURL);
+  }
+});
