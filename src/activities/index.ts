@@ -1,6 +1,7 @@
 // createActivities(deps): every activity a Switchyard worker registers. Worker side.
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
+import { createAwaitRoutedCall } from './await-routed-call';
 import { createBreakerAccess } from './breaker-access';
 import { createCallProvider } from './call-provider';
 import { createDeliverResult } from './deliver-result';
@@ -42,6 +43,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     }),
     // Scheduled runs hand their results to a webhook or a directory.
     deliverResult: createDeliverResult(),
+    // A user's workflow that asks again for a call it already started (reset, retried) gets the existing one.
+    awaitRoutedCall: createAwaitRoutedCall(dependencies.client),
   };
 }
 
@@ -49,6 +52,7 @@ export type SwitchyardActivities = ReturnType<typeof createActivities>;
 export type { AttemptInput, AttemptSuccess, AttemptFailureDetails } from './attempt-types';
 export type { ReserveBudgetInput } from './reserve-budget';
 export type { DeliverResultInput, DeliveryReceipt, DeliveryTarget } from './deliver-result';
+export type { AwaitRoutedCallInput, RoutedCallOutcome } from './await-routed-call';
 export type {
   AdmitTargetInput,
   AdmitTargetResult,

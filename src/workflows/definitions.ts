@@ -14,9 +14,21 @@ export function entityTaskQueue(taskQueue: string): string {
   return `${taskQueue}-entities`;
 }
 
+/** Workflow type of a routed call, for starters that cannot import the workflow function (clients, parents). */
+export const ROUTED_CALL_WORKFLOW_TYPE = 'routedCallWorkflow';
+
 /** Workflow id of a routed call: the idempotency key when given, so a key never runs twice. */
 export function routedCallWorkflowId(idempotencyKey: string): string {
   return `switchyard-call-${idempotencyKey}`;
+}
+
+/**
+ * Workflow id of a routed call a user's workflow makes without an idempotency key (`switchyard/workflow`):
+ * derived from the parent's id and the call's name in it, so a replayed, reset or retried parent asks for the
+ * same call again instead of a new one.
+ */
+export function childCallWorkflowId(parentWorkflowId: string, callId: string): string {
+  return `${parentWorkflowId}-${callId}`;
 }
 
 /** The attempts of a routed call that have ended so far (an attempt in flight is listed once it ends). */

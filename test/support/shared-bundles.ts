@@ -24,7 +24,32 @@ const BUNDLE_SOURCES = {
   'breaker-test': { workflowsPath: require.resolve('./breaker-test-workflows') },
   /** The ledger entity plus its callers (test/support/ledger-test-workflows). */
   'ledger-test': { workflowsPath: require.resolve('./ledger-test-workflows') },
+  /**
+   * A user's own workflows (test/support/user-workflows: the sample agent and probes), with `switchyard/workflow`
+   * resolved to this checkout's source as an installed package would resolve it to its build.
+   */
+  'user-workflows': {
+    workflowsPath: require.resolve('./user-workflows'),
+    webpackConfigHook: (config: WebpackConfiguration): WebpackConfiguration => ({
+      ...config,
+      resolve: {
+        ...config.resolve,
+        // Keeps the SDK's own aliases (its converters, the modules it forbids in workflow code).
+        alias: {
+          ...(config.resolve?.alias as Record<string, string | false>),
+          'switchyard/workflow$': path.resolve(__dirname, '../../src/workflow/index.ts'),
+        },
+      },
+    }),
+  },
 } as const;
+
+type WebpackConfiguration =
+  NonNullable<Parameters<typeof bundleWorkflowCode>[0]['webpackConfigHook']> extends (
+    config: infer Config,
+  ) => unknown
+    ? Config
+    : never;
 
 export type SharedBundleName = keyof typeof BUNDLE_SOURCES;
 

@@ -3,13 +3,9 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
-  ChildWorkflowFailure,
   executeChild,
   isCancellation,
   proxyActivities,
-  TerminatedFailure,
-  TimeoutFailure,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,6 +18,8 @@ import {
   type ScheduledGenerationInputValue,
 } from '../../config/schedule';
 import { RoutedCallFailureType, type RoutingRecord } from '../../routing/routing-record';
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../definitions';
+import { readChildCallFailure } from '../routed-call-child';
 import type { routedCallWorkflow } from '../routed-call/routed-call-workflow';
 import {
   DELIVERY_MEMO,
@@ -69,23 +67,7 @@ function callFailure(error: unknown): {
   record: RoutingRecord | null;
   failure: ApplicationFailure;
 } {
-  const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause : error;
-  let type = 'Failed';
-  let details: unknown[] = [];
-  if (cause instanceof ApplicationFailure) {
-    type = cause.type ?? type;
-    details = cause.details ?? [];
-  } else if (cause instanceof CancelledFailure) {
-    type = RoutedCallFailureType.cancelled;
-    details = cause.details ?? [];
-  } else if (cause instanceof TerminatedFailure) {
-    type = 'Terminated';
-  } else if (cause instanceof TimeoutFailure) {
-    type = 'TimedOut';
-  }
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const first = details[0] as Partial<RoutingRecord> | undefined;
-  const record = first && Array.isArray(first.attempts) ? (first as RoutingRecord) : null;
+  const { type, message, details, record } = readChildCallFailure(error);
   // Ends this run with the call's own type and details, so `schedules.results` reads it like the call's error.
   const failure = ApplicationFailure.create({ type, message, nonRetryable: true, details });
   return { error: { type, message }, record, failure };
@@ -149,7 +131,7 @@ export async function scheduledGenerationWorkflow(
   try {
     // A child, not an activity: the routed call keeps its own record, search attributes and UI. Its id comes
     // from this run's, so the call is made once however often this code is replayed.
-    result = await executeChild<typeof routedCallWorkflow>('routedCallWorkflow', {
+    result = await executeChild<typeof routedCallWorkflow>(ROUTED_CALL_WORKFLOW_TYPE, {
       workflowId: ids.callWorkflowId,
       args: [input.call],
       ...(input.callSummary !== undefined ? { staticSummary: input.callSummary } : {}),
