@@ -17,16 +17,8 @@ export class RoutedCallError extends Error {
   }
 }
 
-/** A request refused before any workflow started; `field` is the path of the first bad field. */
-export class InvalidRequestError extends Error {
-  override readonly name = 'InvalidRequestError';
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-  }
-}
+// Apart, so validating a call (the CLI's `plan`, a bad flag) does not load the Temporal client.
+export { InvalidRequestError } from './invalid-request-error';
 
 /** Converts a failed workflow result into a {@link RoutedCallError}; other errors pass through. */
 export function toRoutedCallError(error: unknown, workflowId: string): unknown {

@@ -1,8 +1,7 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
-import { validateCallInput } from '../../client/switchyard-client';
-import { RoutedCallError } from '../../client/errors';
+import { validateCallInput } from '../../client/call-input';
+import type { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
-import { routedCallWorkflowId } from '../../workflows/definitions';
 import type { Command } from '../command';
 import type { CommandIo } from '../command-io';
 import { temporalUnreachable, UsageError } from '../cli-errors';
@@ -87,6 +86,9 @@ export const callCommand: Command = {
     const globals = readGlobalOptions(parsed);
     const json = booleanFlag(parsed, 'json');
     const idempotencyKey = readIdempotencyKey(parsed);
+    // Here rather than at the top: the shared names load the workflow SDK, which `call --help` need not wait for.
+    const { routedCallWorkflowId } =
+      require('../../workflows/definitions') as typeof import('../../workflows/definitions');
     // The key becomes the workflow id, which Temporal caps (`limit.maxIDLength`): refuse it here, by name,
     // rather than as a bare "Failed to start Workflow" from the server.
     if (
@@ -111,6 +113,7 @@ export const callCommand: Command = {
     // more), which a mistyped flag should not wait for.
     const { connectSwitchyard, isTemporalUnavailable } =
       require('../connect-temporal') as typeof import('../connect-temporal');
+    const { RoutedCallError } = require('../../client/errors') as typeof import('../../client/errors');
     const connection = await connectSwitchyard(globals);
     try {
       const handle = await connection.switchyard.start(input, idempotencyKey ? { idempotencyKey } : {});

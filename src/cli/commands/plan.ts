@@ -1,5 +1,5 @@
 // `switchyard plan`: what a call would do now (attempt order, timeouts, cost bounds), from the config alone. Node side.
-import { planRoutedCall, validateCallInput } from '../../client/switchyard-client';
+import { planRoutedCall, validateCallInput } from '../../client/call-input';
 import { loadConfig } from '../../config/load-config';
 import type { Command } from '../command';
 import { ExitCode } from '../exit-codes';
