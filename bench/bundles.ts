@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { bundleSwitchyardWorkflows } from '../src/workflow-bundle';
 
 export interface BundlePaths {
   /** Switchyard's workflows (`src/workflows`). */
@@ -18,7 +19,7 @@ export async function buildBundles(): Promise<BundlePaths> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const logger = new DefaultLogger('WARN');
   const [switchyard, bare] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger }),
+    bundleSwitchyardWorkflows({ logger }),
     bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger }),
   ]);
   const paths = { switchyard: path.join(directory, 'switchyard.js'), bare: path.join(directory, 'bare.js') };

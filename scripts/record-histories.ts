@@ -1,5 +1,6 @@
-// `npm run histories:record`: runs each workflow path once on a private dev server and writes its history to
-// test/fixtures/histories for the replay test. Script side.
+// `npm run histories:record [-- --only name,name]`: runs each workflow path once on a private dev server and
+// writes its history to test/fixtures/histories for the replay test. Fixtures no scenario records any more (those
+// of workflow versions still registered for old runs, such as `routedCallWorkflow`) are kept. Script side.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
 import { createSwitchyardWorker } from '../src/worker';
 import type { breakerWorkflow } from '../src/workflows/breaker/breaker-workflow';
 import { breakerWorkflowId, stateQuery } from '../src/workflows/breaker/definitions';
-import { entityTaskQueue } from '../src/workflows/definitions';
+import { entityTaskQueue, ROUTED_CALL_WORKFLOW_TYPE } from '../src/workflows/definitions';
 import { ledgerWorkflowId, reserveUpdate } from '../src/workflows/ledger/ledger-definitions';
 import type { ledgerWorkflow } from '../src/workflows/ledger/ledger-workflow';
 import {
@@ -23,6 +24,7 @@ import {
   FIXTURE_INDEX_FILE,
   fixturePath,
   historyToFixtureJson,
+  readFixtureIndex,
   secretsIn,
   type HistoryFixture,
   type HistoryFixtureIndex,
@@ -108,10 +110,10 @@ async function failoverWithBudget({ switchyard, client, fake }: ScenarioContext)
     throw new Error(`failover scenario went another way: ${JSON.stringify(record)}`);
   return [
     {
-      name: 'routed-call-failover-budget',
+      name: 'routed-call-v2-failover-budget',
       scenario:
-        'routed call: 429 on the primary fails over, the secondary serves; budget reserve/release/settle',
-      workflowType: 'routedCallWorkflow',
+        'routed call: 429 on the primary fails over, the secondary serves; each attempt reserves and settles',
+      workflowType: ROUTED_CALL_WORKFLOW_TYPE,
       workflowId: handle.workflowId,
       runId: await runIdOf(client, handle.workflowId),
     },
@@ -243,10 +245,10 @@ async function patience({ switchyard, client, fake }: ScenarioContext): Promise<
   if (record.rounds < 2) throw new Error(`patience scenario did not wait: ${JSON.stringify(record)}`);
   return [
     {
-      name: 'routed-call-patience',
+      name: 'routed-call-v2-patience',
       scenario:
         'routed call with patience: every target failed over, it slept, walked the route again, served',
-      workflowType: 'routedCallWorkflow',
+      workflowType: ROUTED_CALL_WORKFLOW_TYPE,
       workflowId: handle.workflowId,
       runId: await runIdOf(client, handle.workflowId),
     },
@@ -278,8 +280,9 @@ async function scheduledGeneration({ switchyard, client, fake }: ScenarioContext
     await switchyard.schedules.delete(id);
     return [
       {
-        name: 'scheduled-generation',
-        scenario: 'scheduled run: the routed call as a child workflow, then delivery to a directory',
+        name: 'scheduled-generation-v2-child',
+        scenario:
+          'scheduled run: the routed call (second version) as a child workflow, then delivery to a directory',
         workflowType: 'scheduledGenerationWorkflow',
         workflowId: workflowId!,
         runId: await runIdOf(client, workflowId!),
@@ -290,11 +293,23 @@ async function scheduledGeneration({ switchyard, client, fake }: ScenarioContext
   }
 }
 
-const SCENARIOS = [failoverWithBudget, breakerCycle, ledgerWindow, patience, scheduledGeneration];
+const SCENARIOS = { failoverWithBudget, breakerCycle, ledgerWindow, patience, scheduledGeneration };
+
+/** The scenarios named by `--only a,b` (function names), or all of them. */
+function chosenScenarios(argv: readonly string[]): ((context: ScenarioContext) => Promise<Recorded[]>)[] {
+  const at = argv.indexOf('--only');
+  if (at === -1) return Object.values(SCENARIOS);
+  const names = (argv[at + 1] ?? '').split(',').filter(Boolean);
+  const unknown = names.filter((name) => !(name in SCENARIOS));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`--only takes scenario names from: ${Object.keys(SCENARIOS).join(', ')}`);
+  }
+  return names.map((name) => SCENARIOS[name as keyof typeof SCENARIOS]);
+}
 
 /**
- * Fetches every recorded run's history, checks them all, then replaces the folder's fixtures with them (a
- * scenario that was renamed or dropped leaves no stale file behind).
+ * Fetches every recorded run's history, checks them all, then writes them over the fixtures of the same name.
+ * Every other fixture stays: an old history must keep replaying, so it is never re-recorded away.
  */
 async function writeFixtures(client: Client, recorded: readonly Recorded[]): Promise<void> {
   const secrets = Object.values(TEST_API_KEYS);
@@ -308,18 +323,20 @@ async function writeFixtures(client: Client, recorded: readonly Recorded[]): Pro
     files.push({ fixture: { ...fixture, events: history.events?.length ?? 0 }, json });
   }
   mkdirSync(FIXTURE_DIRECTORY, { recursive: true });
-  for (const file of readdirSync(FIXTURE_DIRECTORY))
-    if (file.endsWith('.json')) rmSync(path.join(FIXTURE_DIRECTORY, file));
   for (const { fixture, json } of files) {
     writeFileSync(fixturePath(fixture.name), json);
     console.log(
       `recorded ${fixture.name}: ${fixture.workflowType} ${fixture.workflowId}, ${fixture.events} events`,
     );
   }
+  const written = new Set(files.map(({ fixture }) => fixture.name));
+  const kept = readFixtureIndex().histories.filter((fixture) => !written.has(fixture.name));
+  for (const fixture of kept)
+    console.log(`kept ${fixture.name}: ${fixture.workflowType}, ${fixture.events} events`);
   const index: HistoryFixtureIndex = {
     recordedBy: 'npm run histories:record',
     sdkVersion: (require('@temporalio/worker/package.json') as { version: string }).version,
-    histories: files.map(({ fixture }) => fixture),
+    histories: [...kept, ...files.map(({ fixture }) => fixture)],
   };
   writeFileSync(path.join(FIXTURE_DIRECTORY, FIXTURE_INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
 }
@@ -344,7 +361,7 @@ async function main(): Promise<void> {
     const recorded = await worker.runUntil(
       (async () => {
         const all: Recorded[] = [];
-        for (const scenario of SCENARIOS) {
+        for (const scenario of chosenScenarios(process.argv.slice(2))) {
           fake.reset();
           all.push(...(await scenario({ switchyard, client, fake })));
         }

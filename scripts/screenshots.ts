@@ -1,5 +1,6 @@
 // `npm run screenshots`: pictures of the Temporal Web UI for the README, taken with Debian's headless Chromium.
 // Needs `apt-get install chromium` (never a downloaded browser); writes docs/images/*.png. Not run in CI.
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../src/workflows/definitions';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -126,7 +127,7 @@ async function takePictures(
   // The list is wide with every Switchyard column in it.
   await page.setViewportSize({ width: 1_920, height: 800 });
   await page.goto(queryLink(uiUrl, callsWithFallbackQuery('support')), { waitUntil: 'networkidle' });
-  await settle(page, 'routedCallWorkflow');
+  await settle(page, ROUTED_CALL_WORKFLOW_TYPE);
   await showSearchAttributeColumns(page);
   await settle(page, 'anthropic/claude-haiku-4-5');
   await save(page, 'calls-with-fallback.png', 440);

@@ -3,8 +3,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AesGcmCodec } from '../src/codec/aes-gcm-codec';
+import { PayloadCodecChain } from '../src/codec/codec-chain';
 import { readCodecKeyring } from '../src/codec/codec-key';
+import { dataConverterFromEnvironment } from '../src/codec/data-converter';
+import { PAYLOAD_STORE_VARIABLES } from '../src/codec/payload-store-settings';
 import { startCodecServer, type CodecServer } from '../src/codec/codec-server';
 import type { Config } from '../src/config/config';
 import { configPath, loadConfig, parseConfig } from '../src/config/load-config';
@@ -33,7 +35,8 @@ Options:
   --port <port>        Temporal front end (gRPC)                  default: 7233
   --ui-port <port>     Temporal Web UI                            default: 8233
   --db <file>          SQLite file of the dev server              default: .temporal/dev.db
-  --codec-port <port>  codec server for the Web UI, run when SWITCHYARD_CODEC_KEY is set   default: 8888
+  --codec-port <port>  codec server for the Web UI, run when SWITCHYARD_CODEC_KEY or
+                       SWITCHYARD_PAYLOAD_STORE_DIR is set                            default: 8888
   --no-worker          only the dev server (and fake provider): run workers yourself
   -h, --help           this text
 
@@ -135,14 +138,16 @@ async function main(): Promise<void> {
     const ports = { port: port('port', values.port, 7233), uiPort: port('ui-port', values['ui-port'], 8233) };
     await ensureFree(ports.port, '--port');
     await ensureFree(ports.uiPort, '--ui-port');
-    // With a codec key the worker encrypts payloads; the Web UI reads them through a local codec server.
+    // With a codec key the worker encrypts payloads, with a payload store it keeps large ones outside history;
+    // the Web UI reads either through a local codec server with the worker's codecs.
     const keyring = readCodecKeyring();
-    if (keyring) {
+    const storeOn = Boolean(process.env[PAYLOAD_STORE_VARIABLES.directory]?.trim());
+    if (keyring || storeOn) {
       const codecPort = port('codec-port', values['codec-port'], 8888);
       await ensureFree(codecPort, '--codec-port');
       const uiOrigins = [`http://127.0.0.1:${ports.uiPort}`, `http://localhost:${ports.uiPort}`];
       codecServer = await startCodecServer({
-        codec: new AesGcmCodec(keyring),
+        codec: new PayloadCodecChain(dataConverterFromEnvironment().payloadCodecs ?? []),
         port: codecPort,
         allowedOrigins: uiOrigins,
       });
@@ -178,7 +183,7 @@ async function main(): Promise<void> {
     say(`  Temporal          ${server.address}   (export TEMPORAL_ADDRESS=${server.address})`);
     say(`  Web UI            ${server.uiUrl}`);
     if (codecServer)
-      say(`  codec server      ${codecServer.url}   (payloads encrypted; the Web UI decodes them here)`);
+      say(`  codec server      ${codecServer.url}   (the Web UI decodes encrypted and stored payloads here)`);
     if (fake)
       say(
         `  fake provider     ${fake.url}   (OpenAI base URL ${fake.openaiBaseURL}, Anthropic ${fake.anthropicBaseURL})`,

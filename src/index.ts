@@ -24,7 +24,27 @@ export {
   CODEC_KEY_VARIABLES,
 } from './codec/codec-key';
 export type { CodecKey, CodecKeyring } from './codec/codec-key';
-export { dataConverterFromEnvironment, encryptingDataConverter } from './codec/data-converter';
+export {
+  dataConverterFromEnvironment,
+  encryptingDataConverter,
+  switchyardDataConverter,
+} from './codec/data-converter';
+export type { SwitchyardDataConverterOptions } from './codec/data-converter';
+export { CodecSettingsError } from './codec/codec-settings-error';
+export { PayloadTooLargeError, TEMPORAL_LIMITS, PAYLOAD_LIMIT_VARIABLES } from './codec/payload-limits';
+export { PayloadStoreError } from './codec/payload-store';
+export type { PayloadStore } from './codec/payload-store';
+export { FilesystemPayloadStore } from './codec/filesystem-payload-store';
+export {
+  PayloadStoreCodec,
+  MissingPayloadStoreCodec,
+  PayloadStoreMissingError,
+} from './codec/payload-store-codec';
+export {
+  PAYLOAD_STORE_VARIABLES,
+  DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES,
+} from './codec/payload-store-settings';
+export type { PayloadStoreSettings } from './codec/payload-store-settings';
 export { MissingKeyCodec, CodecKeyMissingError } from './codec/missing-key-codec';
 export { startCodecServer, CodecRequestError, DEFAULT_CODEC_ORIGINS } from './codec/codec-server';
 export type { CodecServer, CodecServerOptions } from './codec/codec-server';
@@ -47,7 +67,15 @@ export type {
   ResetOptions as BreakerResetOptions,
 } from './client/breakers';
 export { BreakerStatus, BreakerTransitionReason } from './routing/breaker-state';
-export type { BreakerState, BreakerTransition, BreakerCounts, BreakerProbe } from './routing/breaker-state';
+export type {
+  BreakerState,
+  BreakerTransition,
+  BreakerCounts,
+  BreakerProbe,
+  SeenBreakerPolicy,
+} from './routing/breaker-state';
+export { judgeBreaker } from './routing/breaker-judgement';
+export type { BreakerJudgement, JudgedBreakerPolicy } from './routing/breaker-judgement';
 export { Ledgers } from './client/ledgers';
 export type { LedgersOptions } from './client/ledgers';
 export type { Budget, BudgetLimitChange } from './config/budget';

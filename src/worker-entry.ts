@@ -24,9 +24,5 @@ export { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 export { SWITCHYARD_SEARCH_ATTRIBUTES } from './workflows/search-attributes';
 export { loadConfig, parseConfig, ConfigError } from './config/load-config';
 export type { Config, ConfigInput } from './config/config';
-
-/**
- * Path of Switchyard's workflow code, for `bundleWorkflowCode({ workflowsPath })` when you build the bundle
- * yourself (ahead of time, or with your own plugins) and pass it as `SwitchyardWorkerOptions.workflowBundle`.
- */
-export const SWITCHYARD_WORKFLOWS_PATH: string = require.resolve('./workflows');
+// Build the bundle yourself (ahead of time, or with your own plugins) and pass it as `workflowBundle`.
+export { bundleSwitchyardWorkflows, switchyardBundleOptions } from './workflow-bundle';

@@ -1,13 +1,7 @@
 // The worker's composition root: config → activities, workflows, connection. Node side; runnable as a script.
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  NativeConnection,
-  Worker,
-  type WorkerOptions,
-} from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
 import { connectWorker, type ConnectionSettings } from './client/connection';
@@ -15,6 +9,7 @@ import { dataConverterFromEnvironment, resolveDataConverter } from './codec/data
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
 import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
+import { bundleSwitchyardWorkflows } from './workflow-bundle';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 
 export interface SwitchyardWorkerOptions {
@@ -28,8 +23,10 @@ export interface SwitchyardWorkerOptions {
   readonly providers?: ProviderRegistry;
   /** A prebuilt workflow bundle (tests build it once per file). @default bundled from `src/workflows` */
   readonly workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Extra worker options (concurrency, pollers, cache size). */
+  /** Extra options of the routed-call worker (concurrency, pollers, cache size). */
   readonly workerOptions?: Partial<WorkerOptions>;
+  /** Extra options of the entity worker (breakers and ledgers). @default none */
+  readonly entityWorkerOptions?: Partial<WorkerOptions>;
   /**
    * How payloads are converted and encoded, for both workers and the client the activities reach the entities
    * with; clients of these workers need the same one.
@@ -37,6 +34,14 @@ export interface SwitchyardWorkerOptions {
    */
   readonly dataConverter?: DataConverter;
 }
+
+/**
+ * How long a workflow task waits on the sticky queue of the worker that ran the workflow last before any worker
+ * may take it, in milliseconds. The SDK's default is 10 s, which is how long a call stood still after its
+ * worker died; with 1 s the call resumes on another worker within a second or two of noticing the death. A
+ * busy worker that cannot take its own task within a second loses only its cache entry (the next worker replays).
+ */
+export const STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS = 1_000;
 
 export function taskQueueFromEnvironment(): string {
   return process.env.SWITCHYARD_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
@@ -68,22 +73,23 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const workflowSource = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
     : {
-        workflowBundle: await bundleWorkflowCode({
-          workflowsPath: require.resolve('./workflows'),
-          // Workflow failures use the same failure converter as the activities (encrypted messages, see codec/).
-          ...(dataConverter?.failureConverterPath
+        // Workflow failures use the same failure converter as the activities (encrypted messages, see codec/).
+        workflowBundle: await bundleSwitchyardWorkflows(
+          dataConverter?.failureConverterPath
             ? { failureConverterPath: dataConverter.failureConverterPath }
-            : {}),
-          // webpack's build report is noise at a worker's start; its warnings and errors still show.
-          logger: new DefaultLogger('WARN'),
-        }),
+            : {},
+        ),
       };
+  const defaults: Partial<WorkerOptions> = {
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
+  };
   const calls = await Worker.create({
     connection: options.connection,
     namespace,
     taskQueue,
     ...workflowSource,
     ...converter,
+    ...defaults,
     activities: createActivities({
       config: options.config,
       client,
@@ -98,6 +104,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     taskQueue: entities,
     ...workflowSource,
     ...converter,
+    ...defaults,
+    ...options.entityWorkerOptions,
   });
   const workers = [calls, entityWorker];
   return {

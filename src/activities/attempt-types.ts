@@ -1,6 +1,8 @@
 // Input and output of the provider-attempt activity. Types only; shared with workflow code.
 import type { GenerationRequest } from '../config/request';
 import type { ResolvedTarget } from '../config/resolved-route';
+import type { BreakerPolicy } from '../config/route';
+import type { ReservationRefusal } from '../routing/ledger-state';
 import type { GenerationResult, Usage } from '../providers/types';
 
 export interface AttemptInput {
@@ -27,4 +29,62 @@ export interface AttemptFailureDetails {
   readonly latencyMs: number;
   /** Usage the provider reported with a failed answer (a refusal is a billed 200). */
   readonly usage?: Usage;
+  /** Set by `attemptTarget`: whether its worker already charged the ledger and told the breaker. */
+  readonly settled?: boolean;
+  readonly reported?: boolean;
 }
+
+/** What an attempt's worker settles on its own, so that a healthy call costs its workflow no further step. */
+export interface AttemptSettlement {
+  /** The ledger has been charged (or released) for this attempt; false or absent: the workflow must do it. */
+  readonly settled?: boolean;
+  /** The breaker has heard what it needed to of this attempt; false or absent: the workflow must report. */
+  readonly reported?: boolean;
+}
+
+/** The reservation an attempt makes on its budget scope's ledger before it sends anything. */
+export interface AttemptReservation {
+  readonly scope: string;
+  readonly reservationId: string;
+  /** The attempt's worst-case bound, in nano-USD. */
+  readonly amountNanoUsd: number;
+  /** How long the ledger keeps the reservation open before charging it in full, in milliseconds. */
+  readonly leaseMs: number;
+  /** The routed call's workflow id, shown to operators beside the reservation. */
+  readonly holder: string;
+}
+
+/** The breaker admission an attempt carries, so that its worker can report the outcome itself. */
+export interface AttemptBreakerTicket {
+  readonly provider: string;
+  readonly model: string;
+  readonly policy: BreakerPolicy;
+  readonly caller: string;
+  /** This attempt holds the half-open probe: its outcome always reaches the entity. */
+  readonly probe: boolean;
+}
+
+/**
+ * Input of `attemptTarget`: one admitted attempt that reserves its bound, calls the provider, then charges
+ * the ledger and tells the breaker, all in its own worker.
+ */
+export interface TargetAttemptInput extends AttemptInput {
+  /** The attempt's worst-case bound, in nano-USD: charged when the request went out and usage is unknown. */
+  readonly boundNanoUsd: number;
+  /** Absent when the call names no budget scope. */
+  readonly reservation?: AttemptReservation;
+  readonly breaker: AttemptBreakerTicket;
+}
+
+/** An attempt that sent nothing: its reservation was refused, or came too late to leave the provider any time. */
+export interface TargetAttemptRefusal extends AttemptSettlement {
+  readonly refused: true;
+  /** The ledger's numbers; absent when the ledger could not be reached, or when it granted too late. */
+  readonly decision?: ReservationRefusal;
+  /** The reservation was granted (and given back) after the attempt's time had run out. */
+  readonly tooLate?: true;
+}
+
+export type TargetAttemptResult =
+  | (AttemptSuccess & AttemptSettlement & { readonly refused?: undefined })
+  | TargetAttemptRefusal;

@@ -4,6 +4,7 @@ import {
   WithStartWorkflowOperation,
   WorkflowClient,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
 import {
@@ -14,6 +15,7 @@ import {
   type BreakerState,
 } from '../routing/breaker-state';
 import { admit, AdmitDecision, type Admission } from '../routing/breaker-admission';
+import { judgeBreaker } from '../routing/breaker-judgement';
 import { recordOutcome } from '../routing/breaker-transitions';
 import {
   admitUpdate,
@@ -34,6 +36,25 @@ import type {
   ReportBreakerOutcomeResult,
 } from './breaker-types';
 
+/**
+ * How long one read or update of a breaker entity may take before the breaker counts as unreachable, in
+ * milliseconds. An entity whose worker is gone never answers: without a bound every call would wait for its
+ * local activity's own timeouts (up to 15 s) before treating the target as open.
+ */
+export const BREAKER_ACCESS_TIMEOUT_MS = 3_000;
+/** How long a worker remembers that a breaker could not be reached, in milliseconds: calls skip it at once. */
+export const BREAKER_UNREACHABLE_MEMORY_MS = 5_000;
+
+export class BreakerUnreachableError extends Error {
+  override readonly name = 'BreakerUnreachableError';
+  constructor(
+    readonly key: string,
+    readonly retryAtMs: number,
+  ) {
+    super(`breaker ${key} could not be reached`);
+  }
+}
+
 export interface BreakerAccessDependencies {
   /** The worker's own Temporal client. */
   readonly client: Client;
@@ -44,6 +65,21 @@ export interface BreakerAccessDependencies {
    * made without the entity can be. @default `SWITCHYARD_BREAKER_HINT_TTL_MS`, else 1000
    */
   readonly hintTtlMs?: number;
+  /** @default {@link BREAKER_ACCESS_TIMEOUT_MS} */
+  readonly accessTimeoutMs?: number;
+}
+
+/** Rejects with `onTimeout()` when `operation` has not settled within `timeoutMs`. */
+async function within<T>(operation: Promise<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), timeoutMs);
+  });
+  try {
+    return await Promise.race([operation, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Reads a breaker's state with a query: queries add nothing to the entity's history. */
@@ -87,7 +123,39 @@ function needsEntity(admission: Admission): boolean {
 export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
   const { client, taskQueue } = dependencies;
   const hints = new BreakerHints(dependencies.hintTtlMs ?? breakerHintTtlFromEnvironment());
-  const readBreaker = createStateReader(client);
+  const readEntity = createStateReader(client);
+  const accessTimeoutMs = dependencies.accessTimeoutMs ?? BREAKER_ACCESS_TIMEOUT_MS;
+  /** Breakers this worker could not reach lately, by key: until when they are skipped without trying. */
+  const unreachableUntil = new Map<string, number>();
+
+  function checkReachable(key: string): void {
+    const until = unreachableUntil.get(key);
+    if (until === undefined) return;
+    if (Date.now() < until) throw new BreakerUnreachableError(key, until);
+    unreachableUntil.delete(key);
+  }
+
+  /** Runs one entity access within the access timeout; a failure marks the breaker unreachable for a while. */
+  async function reach<T>(key: string, operation: () => Promise<T>): Promise<T> {
+    checkReachable(key);
+    try {
+      return await within(
+        operation(),
+        accessTimeoutMs,
+        () => new Error(`no answer in ${accessTimeoutMs} ms`),
+      );
+    } catch (error) {
+      // A refusal by the entity itself (an invalid message) is an answer; only silence and transport errors
+      // mean it cannot be reached.
+      if (error instanceof WorkflowUpdateFailedError) throw error;
+      const until = Date.now() + BREAKER_UNREACHABLE_MEMORY_MS;
+      unreachableUntil.set(key, until);
+      throw new BreakerUnreachableError(key, until);
+    }
+  }
+
+  const readBreaker = (provider: string, model: string) =>
+    reach(breakerKey(provider, model), () => readEntity(provider, model));
 
   function startOperation(provider: string, model: string) {
     return new WithStartWorkflowOperation<typeof breakerWorkflow>(BREAKER_WORKFLOW_TYPE, {
@@ -119,13 +187,49 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
    * update-with-start. Idempotent per caller, so the local activity may safely run more than once.
    */
   async function admitTarget(input: AdmitTargetInput): Promise<AdmitTargetResult> {
+    try {
+      return await decideAdmission(input);
+    } catch (error) {
+      if (!(error instanceof BreakerUnreachableError)) throw error;
+      return {
+        decision: AdmitDecision.deny,
+        retryAtMs: error.retryAtMs,
+        decidedBy: 'hint',
+        status: BreakerStatus.open,
+        unreachable: true,
+      };
+    }
+  }
+
+  /**
+   * The admission a worker can make from its view alone (a closed breaker admits, an open one in cooldown
+   * denies), or undefined when only the entity may decide (a probe, a state change) or it cannot be reached.
+   * Changes nothing anywhere, so a call may take it speculatively and drop it.
+   */
+  async function peekAdmission(input: AdmitTargetInput): Promise<AdmitTargetResult | undefined> {
     const key = breakerKey(input.provider, input.model);
-    const request = {
+    try {
+      const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
+      const local = admit(hint.state, { ...admissionRequest(input), nowMs: Date.now() });
+      return needsEntity(local) ? undefined : fromHint(local, hint);
+    } catch (error) {
+      if (error instanceof BreakerUnreachableError) return undefined;
+      throw error;
+    }
+  }
+
+  function admissionRequest(input: AdmitTargetInput) {
+    return {
       policy: input.policy,
       caller: input.caller,
       probeLeaseMs: input.probeLeaseMs,
       ...(input.force ? { force: true } : {}),
     };
+  }
+
+  async function decideAdmission(input: AdmitTargetInput): Promise<AdmitTargetResult> {
+    const key = breakerKey(input.provider, input.model);
+    const request = admissionRequest(input);
     const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
     const local = admit(hint.state, { ...request, nowMs: Date.now() });
     if (!needsEntity(local)) return fromHint(local, hint);
@@ -139,12 +243,14 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
       }
       const readAtMs = Date.now();
       const admitInput: BreakerAdmitInput = request;
-      const result = await client.workflow.executeUpdateWithStart(admitUpdate, {
-        args: [admitInput],
-        // Same caller, same update id: a retried local activity gets the first answer back.
-        updateId: `admit:${input.caller}${input.force ? ':force' : ''}`,
-        startWorkflowOperation: startOperation(input.provider, input.model),
-      });
+      const result = await reach(key, () =>
+        client.workflow.executeUpdateWithStart(admitUpdate, {
+          args: [admitInput],
+          // Same caller, same update id: a retried local activity gets the first answer back.
+          updateId: `admit:${input.caller}${input.force ? ':force' : ''}`,
+          startWorkflowOperation: startOperation(input.provider, input.model),
+        }),
+      );
       const fresh = hints.remember(key, result.state, true, readAtMs);
       const healthyUntilMs =
         result.decision === AdmitDecision.allow ? healthyUntil(fresh, hints.ttlMs) : undefined;
@@ -192,15 +298,14 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     // The entity applies the same rule to its own state; until the hint expires, assume it agreed. Except for
     // an opening: concurrent reports reach the entity in another order than they changed this view (a success
     // between two failures ends the streak there), so only the entity's own word may make callers skip a target.
-    if (
-      local.changed &&
-      local.state.status === BreakerStatus.open &&
-      hint.state.status === BreakerStatus.closed
-    )
-      hints.forget(key);
+    // Judged by the reporting route's own policy: an opening for it is the entity's to decide, not this view's.
+    const opened =
+      judgeBreaker(local.state, input.policy).status === BreakerStatus.open &&
+      judgeBreaker(hint.state, input.policy).status === BreakerStatus.closed;
+    if (local.changed && opened) hints.forget(key);
     else if (local.changed) hints.applyLocally(key, local.state);
     return { sent: true };
   }
 
-  return { admitTarget, reportBreakerOutcome };
+  return { admitTarget, peekAdmission, reportBreakerOutcome };
 }

@@ -30,6 +30,8 @@ export interface AdmitTargetResult {
    * valid, so a success reported before then cannot change the breaker and need not be sent.
    */
   readonly healthyUntilMs?: number;
+  /** The breaker could not be reached (lately): the target is treated as open until `retryAtMs`. */
+  readonly unreachable?: true;
 }
 
 export interface ReportBreakerOutcomeInput {

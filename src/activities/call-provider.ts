@@ -1,4 +1,4 @@
-// The provider-attempt activity: one SDK call, heartbeating, cancellable, failures classified. Worker side.
+// The provider call of an attempt: one SDK call, cancellable, its failure classified. Worker side.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureClass } from '../routing/failure-class';
@@ -25,21 +25,32 @@ function countsOnly(usage: Usage): Usage {
   return { inputTokens, cachedInputTokens, outputTokens, raw: {} };
 }
 
-export function createCallProvider(registry: ProviderRegistry) {
-  return async function callProvider(input: AttemptInput): Promise<AttemptSuccess> {
-    const context = Context.current();
+/** What a provider call needs from the activity running it. */
+export interface ProviderCallContext {
+  /** Aborts the SDK call: the activity's cancellation. */
+  readonly signal: AbortSignal;
+  /** Called on each chunk of a streamed answer, so the activity's heartbeat shows progress. */
+  readonly onProgress: () => void;
+}
+
+/**
+ * The provider call itself, shared by the attempt activities: one SDK call, its failure turned into an
+ * `ApplicationFailure` whose type is the failure class and whose details are the reduced facts.
+ */
+export function createProviderCall(registry: ProviderRegistry) {
+  return async function callTarget(
+    input: AttemptInput,
+    context: ProviderCallContext,
+  ): Promise<AttemptSuccess> {
     const began = performance.now();
     const elapsed = () => Math.round(performance.now() - began);
-    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
-    const heartbeatEveryMs = Math.max(200, Math.floor((context.info.heartbeatTimeoutMs ?? 3_000) / 3));
-    const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     try {
       const provider = registry.get(input.target.provider);
       const result = await provider.generate(input.target.model, input.request, {
         timeoutMs: input.timeoutMs,
-        signal: context.cancellationSignal,
+        signal: context.signal,
         stream: input.stream,
-        onProgress: () => context.heartbeat(),
+        onProgress: context.onProgress,
       });
       return { result, latencyMs: elapsed() };
     } catch (error) {
@@ -73,6 +84,30 @@ export function createCallProvider(registry: ProviderRegistry) {
           latencyMs: elapsed(),
         },
       );
+    }
+  };
+}
+
+/** How often an attempt heartbeats, in milliseconds: three times per heartbeat timeout. */
+export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): number {
+  return Math.max(200, Math.floor((heartbeatTimeoutMs ?? 3_000) / 3));
+}
+
+/** The provider-attempt activity of routed calls recorded before `attemptTarget`, and of the bench's floor. */
+export function createCallProvider(registry: ProviderRegistry) {
+  const callTarget = createProviderCall(registry);
+  return async function callProvider(input: AttemptInput): Promise<AttemptSuccess> {
+    const context = Context.current();
+    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
+    const heartbeat = setInterval(
+      () => context.heartbeat(),
+      heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
+    );
+    try {
+      return await callTarget(input, {
+        signal: context.cancellationSignal,
+        onProgress: () => context.heartbeat(),
+      });
     } finally {
       clearInterval(heartbeat);
     }

@@ -3,7 +3,10 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import { createAwaitRoutedCall } from './await-routed-call';
 import { createBreakerAccess } from './breaker-access';
-import { createCallProvider } from './call-provider';
+import { createAttemptTarget } from './attempt-target';
+import { createBeginCall } from './begin-call';
+import { createCallProvider, createProviderCall } from './call-provider';
+import { createLedgerSettler } from './ledger-access';
 import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
 import { createResolveRoute } from './resolve-route';
@@ -27,20 +30,33 @@ export interface ActivityDependencies {
 
 export function createActivities(dependencies: ActivityDependencies) {
   const providers = dependencies.providers ?? createProviderRegistry(dependencies.config);
-  return {
-    callProvider: createCallProvider(providers),
-    resolveRoute: createResolveRoute(dependencies.config),
-    // One batcher per worker: it keeps this worker to one in-flight reserve update per budget scope.
-    reserveBudget: createReserveBudget(
-      new LedgerReservationBatcher(
-        createReservationSender(dependencies.client, dependencies.taskQueue, dependencies.config),
-      ),
+  const resolveRoute = createResolveRoute(dependencies.config);
+  // One batcher per worker: it keeps this worker to one in-flight reserve update per budget scope.
+  const reserveBudget = createReserveBudget(
+    new LedgerReservationBatcher(
+      createReservationSender(dependencies.client, dependencies.taskQueue, dependencies.config),
     ),
-    ...createBreakerAccess({
-      client: dependencies.client,
-      taskQueue: dependencies.taskQueue,
-      ...(dependencies.breakerHintTtlMs !== undefined ? { hintTtlMs: dependencies.breakerHintTtlMs } : {}),
+  );
+  const { admitTarget, peekAdmission, reportBreakerOutcome } = createBreakerAccess({
+    client: dependencies.client,
+    taskQueue: dependencies.taskQueue,
+    ...(dependencies.breakerHintTtlMs !== undefined ? { hintTtlMs: dependencies.breakerHintTtlMs } : {}),
+  });
+  return {
+    // The attempt of routed calls started since the lean hot path: reserve, call, settle, report.
+    attemptTarget: createAttemptTarget({
+      callTarget: createProviderCall(providers),
+      reserveBudget,
+      settleReservation: createLedgerSettler(dependencies.client),
+      reportBreakerOutcome,
     }),
+    beginCall: createBeginCall({ resolveRoute, peekAdmission }),
+    // What calls recorded before the lean hot path replay with (and the bench's floor runs).
+    callProvider: createCallProvider(providers),
+    resolveRoute,
+    reserveBudget,
+    admitTarget,
+    reportBreakerOutcome,
     // Scheduled runs hand their results to a webhook or a directory.
     deliverResult: createDeliverResult(),
     // A user's workflow that asks again for a call it already started (reset, retried) gets the existing one.
@@ -49,7 +65,14 @@ export function createActivities(dependencies: ActivityDependencies) {
 }
 
 export type SwitchyardActivities = ReturnType<typeof createActivities>;
-export type { AttemptInput, AttemptSuccess, AttemptFailureDetails } from './attempt-types';
+export type {
+  AttemptInput,
+  AttemptSuccess,
+  AttemptFailureDetails,
+  TargetAttemptInput,
+  TargetAttemptResult,
+} from './attempt-types';
+export type { BeginCallInput, BeginCallResult } from './begin-call';
 export type { ReserveBudgetInput } from './reserve-budget';
 export type { DeliverResultInput, DeliveryReceipt, DeliveryTarget } from './deliver-result';
 export type { AwaitRoutedCallInput, RoutedCallOutcome } from './await-routed-call';

@@ -1,9 +1,8 @@
 // Opens the CLI's Temporal connection and recognises an unreachable server. Node side.
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { connectClient } from '../client/connection';
-import { CodecKeyError } from '../codec/codec-key';
+import { CodecSettingsError } from '../codec/codec-settings-error';
 import { dataConverterFromEnvironment } from '../codec/data-converter';
-import { MissingKeyCodec } from '../codec/missing-key-codec';
 import { SwitchyardClient } from '../client/switchyard-client';
 import { temporalUnreachable, UsageError } from './cli-errors';
 import type { GlobalOptions } from './global-options';
@@ -28,11 +27,12 @@ export function isTemporalUnavailable(error: unknown): boolean {
 export async function connectSwitchyard(globals: GlobalOptions): Promise<CliConnection> {
   let dataConverter;
   try {
-    // Encrypted payloads (SWITCHYARD_CODEC_KEY) must be readable by `show` and `call`; a bad key is a usage error.
-    // Without a key, encrypted payloads fail with a message naming the variable, not "Unknown encoding".
-    dataConverter = dataConverterFromEnvironment() ?? { payloadCodecs: [new MissingKeyCodec()] };
+    // Encrypted payloads (SWITCHYARD_CODEC_KEY) and stored ones (SWITCHYARD_PAYLOAD_STORE_DIR) must be readable by
+    // `show` and `call`; a bad setting is a usage error. Without a key or a store, encrypted payloads and
+    // references fail with a message naming the variable, not "Unknown encoding".
+    dataConverter = dataConverterFromEnvironment();
   } catch (error) {
-    if (error instanceof CodecKeyError) throw new UsageError(error.message);
+    if (error instanceof CodecSettingsError) throw new UsageError(error.message);
     throw error;
   }
   let temporal: Client;

@@ -28,12 +28,19 @@ export function reportError(error: unknown, command: string | undefined, io: Com
   const { ConfigError } = require('../config/load-config') as typeof import('../config/load-config');
   const { NamespaceNotFoundError, WorkflowNotFoundError } =
     require('@temporalio/common') as typeof import('@temporalio/common');
+  const { PayloadTooLargeError } =
+    require('../codec/payload-limits') as typeof import('../codec/payload-limits');
 
   if (error instanceof InvalidRequestError) {
     const flag = flagForField(error.field);
     const where = error.field ? ` at ${error.field}${flag ? ` (${flag})` : ''}` : '';
     // zod's multi-line report reads better starting on a line of its own.
     write(`invalid request${where}:${error.message.includes('\n') ? '\n' : ' '}${error.message}`);
+    return ExitCode.usage;
+  }
+  if (error instanceof PayloadTooLargeError) {
+    // Refused before anything was sent: a request that cannot be sent is a usage error, like a schema refusal.
+    write(`request too large: ${error.message}`);
     return ExitCode.usage;
   }
   if (error instanceof NamespaceNotFoundError) {

@@ -1,6 +1,8 @@
 // The breakers API: list, read and reset circuit-breaker entities. Node side.
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { initialBreakerState, parseBreakerKey, type BreakerState } from '../routing/breaker-state';
+import { judgeSeenPolicies, type JudgedBreakerPolicy } from '../routing/breaker-judgement';
+import { readBreakerState } from '../routing/breaker-migration';
 import type { breakerWorkflow } from '../workflows/breaker/breaker-workflow';
 import {
   BREAKER_WORKFLOW_TYPE,
@@ -24,7 +26,16 @@ export interface BreakerView {
    * one), so it is closed.
    */
   readonly exists: boolean;
+  /**
+   * The shared facts: the streak, the last failure, the one probe, the transitions and counts. `state.status`
+   * is the breaker as judged by the strictest policy seen (lowest threshold, longest cooldown among equals).
+   */
   readonly state: BreakerState;
+  /**
+   * How each route policy the breaker has seen (in the last day) judges the shared counts, strictest first:
+   * routes with different thresholds or cooldowns may skip the target while others still call it.
+   */
+  readonly policies: readonly JudgedBreakerPolicy[];
   /** Runs of the entity before the current one (continue-as-new count); 0 when it does not exist. */
   readonly generation: number;
   /** Events in the entity's current run; 0 when it does not exist. */
@@ -84,7 +95,9 @@ function parseKey(key: string): { provider: string; model: string } {
 }
 
 function fromSnapshot(workflowId: string, snapshot: BreakerSnapshot): BreakerView {
-  return { ...snapshot, workflowId, exists: true };
+  // A worker still running earlier code answers with the earlier shape: read it as this version's.
+  const state = readBreakerState(snapshot.state);
+  return { ...snapshot, state, policies: judgeSeenPolicies(state), workflowId, exists: true };
 }
 
 function missing(key: string, provider: string, model: string): BreakerView {
@@ -95,6 +108,7 @@ function missing(key: string, provider: string, model: string): BreakerView {
     workflowId: breakerWorkflowId(provider, model),
     exists: false,
     state: initialBreakerState(),
+    policies: [],
     generation: 0,
     historyLength: 0,
   };

@@ -26,7 +26,8 @@ function resolveSettings(settings: ConnectionSettings) {
 export interface ClientSettings extends ConnectionSettings {
   /**
    * How payloads are converted and encoded; it must match the workers' so both can read each other's payloads.
-   * @default from SWITCHYARD_CODEC_KEY: AES-256-GCM payload encryption when it is set, else the SDK's default
+   * @default from the environment (`dataConverterFromEnvironment`): AES-256-GCM encryption when SWITCHYARD_CODEC_KEY
+   * is set, the payload store when SWITCHYARD_PAYLOAD_STORE_DIR is set, and always the payload size limit
    */
   readonly dataConverter?: DataConverter;
 }

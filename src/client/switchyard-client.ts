@@ -18,15 +18,19 @@ import {
   CANCELLED_RECORD_MEMO,
   DEFAULT_TASK_QUEUE,
   entityTaskQueue,
+  ROUTED_CALL_WORKFLOW_TYPE,
+  ROUTED_CALL_WORKFLOW_TYPES,
   routedCallWorkflowId,
 } from '../workflows/definitions';
-import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
+import type { routedCallV2Workflow } from '../workflows/routed-call/routed-call-workflow';
+import { routedCallStartAttributes, startRouteName } from '../workflows/search-attributes';
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
 import { checkCallAgainstConfig, planRoutedCall, validateCallInput } from './call-input';
 import { InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { routedCallStaticDetails } from './call-details';
+import { callInputSizeRules, checkCallInputSize } from './call-input-size';
 import { staticSummary } from './request-digest';
 
 // Still exported from here; they live apart so that validating and planning a call load no Temporal client.
@@ -35,8 +39,9 @@ export { validateCallInput, planRoutedCall };
 export interface SwitchyardClientOptions {
   /**
    * A connected Temporal client (see `connectClient`). Its data converter must match the workers': with
-   * payload encryption on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY) or pass
-   * `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   * payload encryption or the payload store on, build it with `connectClient` (which reads SWITCHYARD_CODEC_KEY
+   * and SWITCHYARD_PAYLOAD_STORE_DIR) or pass `dataConverterFromEnvironment()` as the `Client`'s `dataConverter`.
+   * A client without a payload store refuses a call input too large for Temporal before starting it.
    */
   readonly client: Client;
   /** @default `SWITCHYARD_TASK_QUEUE`, else 'switchyard' */
@@ -107,23 +112,33 @@ export class SwitchyardClient {
     return this.options.client;
   }
 
-  /** Starts a routed call and returns a handle to it. */
+  /**
+   * Starts a routed call and returns a handle to it. Rejects, before anything is sent, with `InvalidRequestError`
+   * for a bad input and `PayloadTooLargeError` for one too large for Temporal (without a payload store).
+   */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
     if (this.config) checkCallAgainstConfig(this.config, validated);
+    checkCallInputSize(
+      validated,
+      callInputSizeRules(this.temporal.options.loadedDataConverter.payloadCodecs),
+    );
     const workflowId = options.idempotencyKey
       ? routedCallWorkflowId(options.idempotencyKey)
       : routedCallWorkflowId(randomUUID());
     const routeLabel =
       typeof validated.route === 'string' ? validated.route : validated.route ? 'inline' : 'default';
     try {
-      await this.temporal.workflow.start<typeof routedCallWorkflow>('routedCallWorkflow', {
+      await this.temporal.workflow.start<typeof routedCallV2Workflow>(ROUTED_CALL_WORKFLOW_TYPE, {
         taskQueue: this.taskQueue,
         workflowId,
         args: [validated],
         // A running call with this key is joined; a finished one is never run again (its result is read).
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: routedCallStartAttributes(
+          startRouteName(validated.route, this.config?.defaultRoute),
+        ),
         staticSummary: staticSummary(routeLabel, validated.request),
         staticDetails: routedCallStaticDetails(validated, this.config),
       });
@@ -140,7 +155,7 @@ export class SwitchyardClient {
 
   /** A handle to an existing routed call. */
   handle(workflowId: string): RoutedCallHandle {
-    const handle: WorkflowHandle<typeof routedCallWorkflow> = this.temporal.workflow.getHandle(workflowId);
+    const handle: WorkflowHandle<typeof routedCallV2Workflow> = this.temporal.workflow.getHandle(workflowId);
     return {
       workflowId,
       result: async () => {
@@ -174,7 +189,7 @@ export class SwitchyardClient {
    */
   async inspect(workflowId: string): Promise<RoutedCallInspection> {
     const description = await this.temporal.workflow.getHandle(workflowId).describe();
-    if (description.type !== 'routedCallWorkflow') {
+    if (!ROUTED_CALL_WORKFLOW_TYPES.includes(description.type)) {
       throw new InvalidRequestError(
         `workflow "${workflowId}" is a ${description.type}, not a routed call`,
         'workflowId',

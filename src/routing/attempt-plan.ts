@@ -2,6 +2,12 @@
 import type { ResolvedRoute } from '../config/resolved-route';
 import { FAILURE_CLASS_RULES, type FailureClass } from './failure-class';
 
+/**
+ * Below this many milliseconds left for the provider (before the call's deadline, or of an attempt's own
+ * timeout once its reservation has taken its share), no request is sent.
+ */
+export const MIN_ATTEMPT_MS = 250;
+
 export interface PlannedAttempt {
   /** Index into the route's targets (0-based). */
   readonly targetIndex: number;

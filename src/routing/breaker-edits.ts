@@ -1,5 +1,6 @@
-// Small pure edits of a breaker state shared by its transitions: counts, the transition log, opening. Workflow-safe.
+// Small pure edits of a breaker state shared by its transitions: counts, the log, opening and closing. Workflow-safe.
 import type { BreakerPolicy } from '../config/route';
+import { describePolicy, policyOf, strictestPolicy } from './breaker-policies';
 import {
   BreakerStatus,
   MAX_BREAKER_TRANSITIONS,
@@ -33,28 +34,90 @@ export function withoutProbe(state: BreakerState): BreakerState {
   return rest;
 }
 
-/** Opens the breaker at `openedAtMs` with the asking route's cooldown, dropping any probe. */
-export function open(
+function withoutStreak(state: BreakerState): BreakerState {
+  const { streakStartedAtMs: _streakStartedAtMs, ...rest } = state;
+  return { ...rest, consecutiveFailures: 0 };
+}
+
+/** Who caused a move and when: the asking or reporting caller at its workflow time. */
+export interface MoveContext {
+  readonly nowMs: number;
+  readonly caller: string;
+}
+
+/** Appends one transition from the current status to `to`, moving the status with it. */
+export function moved(
   state: BreakerState,
-  openedAtMs: number,
-  request: { nowMs: number; policy: BreakerPolicy; caller: string },
+  to: BreakerStatus,
   reason: BreakerTransitionReason,
+  context: MoveContext,
   detail: string,
-  counted: (keyof BreakerCounts)[],
+  policy?: BreakerPolicy,
 ): BreakerState {
   return {
-    ...withoutProbe(state),
-    status: BreakerStatus.open,
-    openedAtMs,
-    reopenAtMs: openedAtMs + request.policy.cooldownMs,
+    ...state,
+    status: to,
     transitions: logged(state, {
       from: state.status,
-      to: BreakerStatus.open,
+      to,
       reason,
-      at: isoTime(request.nowMs),
-      by: request.caller,
+      at: isoTime(context.nowMs),
+      by: context.caller,
       detail,
+      ...(policy ? { policy: policyOf(policy) } : {}),
     }),
-    counts: bump(state.counts, 'openings', ...counted),
+    counts: to === BreakerStatus.open ? bump(state.counts, 'openings') : state.counts,
   };
+}
+
+/** Opens the summary status at `openedAtMs`, dropping any probe. */
+export function opened(
+  state: BreakerState,
+  openedAtMs: number,
+  reason: BreakerTransitionReason,
+  context: MoveContext,
+  detail: string,
+  policy?: BreakerPolicy,
+): BreakerState {
+  return { ...moved(withoutProbe(state), BreakerStatus.open, reason, context, detail, policy), openedAtMs };
+}
+
+/** Closes the breaker for every route: the streak, the probe and the opening are gone; the log keeps it. */
+export function closedForEveryone(
+  state: BreakerState,
+  reason: BreakerTransitionReason,
+  context: MoveContext,
+  detail: string,
+): BreakerState {
+  return moved(withoutStreak(withoutOpening(state)), BreakerStatus.closed, reason, context, detail);
+}
+
+/** Ends the streak on a closed breaker: nothing moves, so nothing is logged. */
+export function streakCleared(state: BreakerState): BreakerState {
+  return withoutStreak(state);
+}
+
+/**
+ * The derived summary fields after a change: `reopenAtMs` follows the last counted failure and the strictest
+ * policy seen while the breaker is not closed, and a closed breaker has no opening.
+ */
+export function settled(state: BreakerState): BreakerState {
+  if (state.status === BreakerStatus.closed) {
+    return state.openedAtMs === undefined && state.reopenAtMs === undefined ? state : withoutOpening(state);
+  }
+  const strictest = strictestPolicy(state);
+  if (!strictest || state.lastFailureAtMs === undefined) return state;
+  return { ...state, reopenAtMs: state.lastFailureAtMs + strictest.cooldownMs };
+}
+
+/** The detail of a threshold crossing. */
+export function crossingDetail(
+  failures: number,
+  policy: BreakerPolicy,
+  lastClass: string | undefined,
+  already: boolean,
+): string {
+  const last = lastClass ? ` (last: ${lastClass})` : '';
+  const who = already ? '; routes with this policy skip it too' : '';
+  return `${failures} consecutive counted failures${last} reached the threshold of ${describePolicy(policy)}${who}`;
 }

@@ -1,4 +1,5 @@
-// The circuit breaker's state (DESIGN §4) as plain JSON, and the outcome a report carries. Pure; workflow-safe.
+// The circuit breaker's shared state (DESIGN §4) as plain JSON, and the outcome a report carries. Pure; workflow-safe.
+import type { BreakerPolicy } from '../config/route';
 import { FAILURE_CLASS_RULES, FailureClass } from './failure-class';
 
 /** Stable strings: they are recorded in breaker state, in the transition log and in workflow history. */
@@ -7,7 +8,10 @@ export type BreakerStatus = (typeof BreakerStatus)[keyof typeof BreakerStatus];
 
 /** Why the breaker moved; `from → to` in {@link BreakerTransition}. Stable strings. */
 export const BreakerTransitionReason = {
-  /** Closed → open: the consecutive counted failures reached the threshold of the route that reported or asked. */
+  /**
+   * The consecutive counted failures reached the threshold of a policy (named in the transition): closed → open
+   * for the first policy to trip, open → open for each more lenient one that trips after it.
+   */
   failureThreshold: 'failure_threshold',
   /** Open → half-open: the asking route's cooldown elapsed and it took the probe. */
   cooldownElapsed: 'cooldown_elapsed',
@@ -21,6 +25,11 @@ export const BreakerTransitionReason = {
   probeLeaseExpired: 'probe_lease_expired',
   /** Half-open → half-open: the probe holder was cancelled; the next asker may probe. */
   probeReleased: 'probe_released',
+  /**
+   * Open or half-open → closed: a call on a route whose own policy still judged the breaker closed got an
+   * answer, which ends the shared streak of consecutive failures for every route.
+   */
+  streakEnded: 'streak_ended',
   /** Any → closed: an operator reset the breaker. */
   reset: 'reset',
 } as const;
@@ -36,6 +45,8 @@ export interface BreakerTransition {
   readonly by?: string;
   /** A short human-readable explanation. */
   readonly detail?: string;
+  /** The policy whose judgement moved it (a threshold crossing, a probe grant); absent for moves that hold for every policy. */
+  readonly policy?: BreakerPolicy;
 }
 
 /** The one half-open probe: who holds it and until when. */
@@ -59,27 +70,60 @@ export interface BreakerCounts {
   readonly resets: number;
 }
 
-/** Everything a breaker knows; plain JSON so it survives payload conversion and continue-as-new. */
+/** A route's breaker policy as the entity saw it last. */
+export interface SeenBreakerPolicy {
+  readonly failureThreshold: number;
+  readonly cooldownMs: number;
+  /** Epoch milliseconds of the last change to the breaker that a caller under this policy took part in. */
+  readonly lastSeenAtMs: number;
+}
+
+/** Shape version of {@link BreakerState}; states carried by earlier code have none and are migrated on read. */
+export const BREAKER_STATE_VERSION = 2;
+
+/**
+ * Everything a breaker knows; plain JSON so it survives payload conversion and continue-as-new. The facts are
+ * shared by every route (the streak, the last failure, the one probe, the log); whether the breaker is open is a
+ * judgement each route makes of them with its own policy (`judgeBreaker`). `status`, `openedAtMs` and
+ * `reopenAtMs` are that judgement by the strictest policy seen, kept for readers that show one status.
+ */
 export interface BreakerState {
+  readonly version: typeof BREAKER_STATE_VERSION;
+  /**
+   * The breaker as judged by the strictest policy seen (lowest threshold; longest cooldown among equals):
+   * closed, open once the streak reaches its threshold, half-open while the shared probe is out.
+   */
   readonly status: BreakerStatus;
-  /** Counted failures since the last success, probe success or reset. */
+  /** Counted failures since the last answer, probe success or reset: shared by every route. */
   readonly consecutiveFailures: number;
+  /** Epoch milliseconds of the first counted failure of the current streak; absent with no streak. */
+  readonly streakStartedAtMs?: number;
   readonly lastFailureClass?: FailureClass;
-  /** Epoch milliseconds of the last counted failure. */
+  /** Epoch milliseconds of the last counted failure: every policy's cooldown runs from here. */
   readonly lastFailureAtMs?: number;
-  /** Epoch milliseconds the breaker last opened (or reopened); set while open or half-open. */
+  /** Epoch milliseconds the summary `status` last became open; set while open or half-open. */
   readonly openedAtMs?: number;
   /**
-   * Epoch milliseconds a probe becomes available under the cooldown of the route that opened the breaker.
-   * A route with another cooldown computes its own from `openedAtMs`.
+   * Epoch milliseconds the strictest policy seen may probe (the last counted failure plus its cooldown); set
+   * while open or half-open. A route with another cooldown computes its own from `lastFailureAtMs`.
    */
   readonly reopenAtMs?: number;
-  /** Set while a probe is out (half-open only). */
+  /** Set while the one probe is out (half-open only); one probe for every route together. */
   readonly probe?: BreakerProbe;
+  /**
+   * The policies of the routes whose callers changed this breaker in the last day (at most
+   * {@link MAX_SEEN_POLICIES}), ordered by threshold then cooldown: the ones a reader can judge it by.
+   */
+  readonly policies: readonly SeenBreakerPolicy[];
   /** The most recent transitions, oldest first, at most {@link MAX_BREAKER_TRANSITIONS}. */
   readonly transitions: readonly BreakerTransition[];
   readonly counts: BreakerCounts;
 }
+
+/** How many distinct policies a breaker remembers. */
+export const MAX_SEEN_POLICIES = 8;
+/** A policy no caller has used to change the breaker for this long is forgotten at the next change, in milliseconds. */
+export const SEEN_POLICY_TTL_MS = 86_400_000;
 
 /** How many transitions a breaker keeps. */
 export const MAX_BREAKER_TRANSITIONS = 50;
@@ -98,8 +142,10 @@ export const ZERO_BREAKER_COUNTS: BreakerCounts = {
 /** A breaker nobody has reported to: closed, no failures. A breaker entity that does not exist is in this state. */
 export function initialBreakerState(): BreakerState {
   return {
+    version: BREAKER_STATE_VERSION,
     status: BreakerStatus.closed,
     consecutiveFailures: 0,
+    policies: [],
     transitions: [],
     counts: { ...ZERO_BREAKER_COUNTS },
   };

@@ -1,12 +1,32 @@
 // The breaker's outcome reports and operator reset, each a pure state → state step. Workflow-safe.
 import type { BreakerPolicy } from '../config/route';
 import type { FailureClass } from './failure-class';
-import { bump, isoTime, logged, open, withoutOpening, withoutProbe } from './breaker-edits';
-import { BreakerOutcome, BreakerStatus, BreakerTransitionReason, type BreakerState } from './breaker-state';
+import {
+  bump,
+  closedForEveryone,
+  crossingDetail,
+  isoTime,
+  logged,
+  moved,
+  opened,
+  settled,
+  streakCleared,
+  withoutProbe,
+} from './breaker-edits';
+import { judgeBreaker } from './breaker-judgement';
+import { readBreakerState, type CarriedBreakerState } from './breaker-migration';
+import { comparePolicies, describePolicy, hasSeenPolicy, notePolicy, samePolicy } from './breaker-policies';
+import {
+  BreakerOutcome,
+  BreakerStatus,
+  BreakerTransitionReason,
+  type BreakerState,
+  type SeenBreakerPolicy,
+} from './breaker-state';
 
 export interface OutcomeReport {
   readonly nowMs: number;
-  /** The reporting route's policy: its threshold decides whether this failure opens the breaker. */
+  /** The reporting route's policy: it judges whether the reporter's answer may end the streak. */
   readonly policy: BreakerPolicy;
   readonly caller: string;
   readonly outcome: BreakerOutcome;
@@ -18,32 +38,101 @@ export interface OutcomeResult {
   readonly changed: boolean;
 }
 
+function changedTo(state: BreakerState, report: OutcomeReport): OutcomeResult {
+  return { state: settled(notePolicy(state, report.policy, report.nowMs)), changed: true };
+}
+
 /**
- * Applies an attempt's outcome. The probe holder decides half-open: an answer closes, a counted failure
- * reopens with a fresh cooldown, a cancellation releases the probe. Elsewhere a counted failure adds to the
- * streak and opens the breaker at the reporting route's threshold; an answer on a closed breaker ends the
- * streak. Reports from callers admitted before the breaker opened do not move an open or half-open breaker.
+ * The policies a counted failure makes trip: those whose threshold the streak reaches just now, the reporter's
+ * own if it was not seen before and is already reached, and — on a closed summary — any seen one that is reached.
+ * Strictest first.
  */
-export function recordOutcome(state: BreakerState, report: OutcomeReport): OutcomeResult {
+function newlyTripped(
+  failed: BreakerState,
+  report: OutcomeReport,
+  reporterWasSeen: boolean,
+  summaryClosed: boolean,
+): SeenBreakerPolicy[] {
+  const count = failed.consecutiveFailures;
+  return failed.policies
+    .filter(
+      (policy) =>
+        policy.failureThreshold === count ||
+        (policy.failureThreshold <= count &&
+          (summaryClosed || (!reporterWasSeen && samePolicy(policy, report.policy)))),
+    )
+    .sort(comparePolicies);
+}
+
+function recordFailure(state: BreakerState, report: OutcomeReport, holdsProbe: boolean): OutcomeResult {
+  const failed = notePolicy(
+    {
+      ...state,
+      consecutiveFailures: state.consecutiveFailures + 1,
+      lastFailureAtMs: report.nowMs,
+      streakStartedAtMs:
+        state.consecutiveFailures === 0 ? report.nowMs : (state.streakStartedAtMs ?? report.nowMs),
+      ...(report.failureClass !== undefined ? { lastFailureClass: report.failureClass } : {}),
+      counts: bump(state.counts, 'countedFailures'),
+    },
+    report.policy,
+    report.nowMs,
+  );
+  if (holdsProbe) {
+    const detail = `the probe failed (${report.failureClass ?? 'counted failure'}); every route's cooldown restarts from now`;
+    const reopened = opened(failed, report.nowMs, BreakerTransitionReason.probeFailed, report, detail);
+    return { state: settled({ ...reopened, counts: bump(reopened.counts, 'probesFailed') }), changed: true };
+  }
+  // With a probe out, the probe decides the breaker for everyone; the streak still grows and every cooldown
+  // restarts, which each route's judgement shows.
+  if (failed.status === BreakerStatus.halfOpen) return { state: settled(failed), changed: true };
+
+  const tripped = newlyTripped(
+    failed,
+    report,
+    hasSeenPolicy(state, report.policy),
+    failed.status === BreakerStatus.closed,
+  );
+  let next = failed;
+  for (const policy of tripped) {
+    const first = next.status === BreakerStatus.closed;
+    const detail = crossingDetail(next.consecutiveFailures, policy, report.failureClass, !first);
+    const reason = BreakerTransitionReason.failureThreshold;
+    next = first
+      ? opened(next, report.nowMs, reason, report, detail, policy)
+      : moved(next, BreakerStatus.open, reason, report, detail, policy);
+  }
+  return { state: settled(next), changed: true };
+}
+
+/**
+ * Applies an attempt's outcome to the shared facts. The probe holder (of whichever route) decides for every
+ * route: an answer closes, a counted failure reopens and restarts every cooldown, a cancellation releases the
+ * probe. Any other counted failure adds to the shared streak, restarts every cooldown from now, and is logged for
+ * each seen policy whose threshold it reaches. Any other answer ends the streak for every route if the reporter's
+ * own policy still judged the breaker closed; a call admitted before its own route's threshold was reached does
+ * not decide for it (its probe will).
+ */
+export function recordOutcome(carried: CarriedBreakerState, report: OutcomeReport): OutcomeResult {
+  const state = readBreakerState(carried);
   const holdsProbe = state.status === BreakerStatus.halfOpen && state.probe?.holder === report.caller;
-  const at = isoTime(report.nowMs);
 
   switch (report.outcome) {
     case BreakerOutcome.cancelled: {
       if (!holdsProbe) return { state, changed: false };
-      const next: BreakerState = {
+      const released: BreakerState = {
         ...withoutProbe(state),
         transitions: logged(state, {
           from: BreakerStatus.halfOpen,
           to: BreakerStatus.halfOpen,
           reason: BreakerTransitionReason.probeReleased,
-          at,
+          at: isoTime(report.nowMs),
           by: report.caller,
           detail: 'the probing call was cancelled',
         }),
         counts: bump(state.counts, 'probesReleased'),
       };
-      return { state: next, changed: true };
+      return changedTo(released, report);
     }
 
     case BreakerOutcome.success:
@@ -53,78 +142,34 @@ export function recordOutcome(state: BreakerState, report: OutcomeReport): Outco
           report.outcome === BreakerOutcome.success
             ? 'the probe succeeded'
             : `the provider answered the probe (${report.failureClass})`;
-        const next: BreakerState = {
-          ...withoutOpening(state),
-          status: BreakerStatus.closed,
-          consecutiveFailures: 0,
-          transitions: logged(state, {
-            from: BreakerStatus.halfOpen,
-            to: BreakerStatus.closed,
-            reason: BreakerTransitionReason.probeSucceeded,
-            at,
-            by: report.caller,
-            detail: answered,
-          }),
-          counts: bump(state.counts, 'probesSucceeded'),
-        };
-        return { state: next, changed: true };
+        const closed = closedForEveryone(state, BreakerTransitionReason.probeSucceeded, report, answered);
+        return changedTo({ ...closed, counts: bump(closed.counts, 'probesSucceeded') }, report);
       }
-      // A provider that answered (even with a 400) is up: the streak of consecutive failures ends.
-      if (state.status === BreakerStatus.closed && state.consecutiveFailures > 0) {
-        return { state: { ...state, consecutiveFailures: 0 }, changed: true };
-      }
-      return { state, changed: false };
+      if (state.consecutiveFailures === 0) return { state, changed: false };
+      if (judgeBreaker(state, report.policy).status !== BreakerStatus.closed)
+        return { state, changed: false };
+      // A provider that answered (even with a 400) is up: the shared streak of consecutive failures ends.
+      if (state.status === BreakerStatus.closed) return changedTo(streakCleared(state), report);
+      const detail = `a call on a route with ${describePolicy(report.policy)}, which still judged it closed, got an answer: the streak of ${state.consecutiveFailures} ends for every route`;
+      return changedTo(closedForEveryone(state, BreakerTransitionReason.streakEnded, report, detail), report);
     }
 
-    case BreakerOutcome.countedFailure: {
-      const failed: BreakerState = {
-        ...state,
-        consecutiveFailures: state.consecutiveFailures + 1,
-        lastFailureAtMs: report.nowMs,
-        ...(report.failureClass !== undefined ? { lastFailureClass: report.failureClass } : {}),
-        counts: bump(state.counts, 'countedFailures'),
-      };
-      if (holdsProbe) {
-        const detail = `the probe failed (${report.failureClass ?? 'counted failure'}); cooldown ${report.policy.cooldownMs} ms`;
-        return {
-          state: open(failed, report.nowMs, report, BreakerTransitionReason.probeFailed, detail, [
-            'probesFailed',
-          ]),
-          changed: true,
-        };
-      }
-      if (
-        state.status === BreakerStatus.closed &&
-        failed.consecutiveFailures >= report.policy.failureThreshold
-      ) {
-        const detail = `${failed.consecutiveFailures} consecutive counted failures (last: ${report.failureClass ?? 'unknown'}) reached threshold ${report.policy.failureThreshold}`;
-        return {
-          state: open(failed, report.nowMs, report, BreakerTransitionReason.failureThreshold, detail, []),
-          changed: true,
-        };
-      }
-      return { state: failed, changed: true };
-    }
+    case BreakerOutcome.countedFailure:
+      return recordFailure(state, report, holdsProbe);
   }
 }
 
-/** Closes the breaker whatever its state, forgetting the streak and any probe; the transition log keeps it. */
+/** Closes the breaker for every route, forgetting the streak and any probe; the transition log keeps it. */
 export function resetBreaker(
-  state: BreakerState,
+  carried: CarriedBreakerState,
   request: { nowMs: number; by: string; detail?: string },
 ): BreakerState {
-  return {
-    ...withoutOpening(state),
-    status: BreakerStatus.closed,
-    consecutiveFailures: 0,
-    transitions: logged(state, {
-      from: state.status,
-      to: BreakerStatus.closed,
-      reason: BreakerTransitionReason.reset,
-      at: isoTime(request.nowMs),
-      by: request.by,
-      detail: request.detail ?? 'reset by an operator',
-    }),
-    counts: bump(state.counts, 'resets'),
-  };
+  const state = readBreakerState(carried);
+  const closed = closedForEveryone(
+    state,
+    BreakerTransitionReason.reset,
+    { nowMs: request.nowMs, caller: request.by },
+    request.detail ?? 'reset by an operator',
+  );
+  return settled({ ...closed, counts: bump(closed.counts, 'resets') });
 }

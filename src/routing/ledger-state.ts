@@ -218,7 +218,10 @@ export function reserveBatch(
 
 /**
  * Closes a reservation with its cost: the real cost when known (anything beyond the reservation is charged
- * too and recorded as overdraft), else the whole reservation. A repeated or late settle charges nothing.
+ * too and recorded as overdraft), else the whole reservation. A repeated or late settle charges nothing. An
+ * unknown id is remembered as settled for nothing, so a reservation that arrives after its own settle (an
+ * attempt lost while its reservation was still on the way, settled by its call) is refused, never granted
+ * to a request nobody will settle.
  */
 export function settleReservation(
   state: LedgerState,
@@ -230,6 +233,13 @@ export function settleReservation(
   const open = draft.reservations[settlement.reservationId];
   if (!open) {
     const seen = findClosed(draft, settlement.reservationId);
+    if (!seen) {
+      remember(draft, {
+        reservationId: settlement.reservationId,
+        outcome: ClosedOutcome.settled,
+        chargedNanoUsd: 0,
+      });
+    }
     return { state: draft, effect: { kind: seen ? 'duplicate' : 'unmatched' } };
   }
   const charged = settlement.costKnown ? settlement.costNanoUsd : open.amountNanoUsd;

@@ -14,9 +14,9 @@ import type { SwitchyardActivities } from '../activities';
 import type { RoutedCallInputValue } from '../config/routed-call-input';
 import type { RoutedCallResult } from '../routing/routing-record';
 import { DEFAULT_TASK_QUEUE, ROUTED_CALL_WORKFLOW_TYPE } from '../workflows/definitions';
-import type { routedCallWorkflow } from '../workflows/routed-call/routed-call-workflow';
+import type { routedCallV2Workflow } from '../workflows/routed-call/routed-call-workflow';
 import { readChildCallFailure, recordFromDetails } from '../workflows/routed-call-child';
-import { outcomeAttribute, routeAttribute } from '../workflows/search-attributes';
+import { routedCallStartAttributes, startRouteName } from '../workflows/search-attributes';
 import { nextCallWorkflowId } from './call-name';
 import { RoutedCallFailure } from './routed-call-failure';
 
@@ -61,17 +61,6 @@ function defaultSummary(input: RoutedCallInputValue, routeLabel: string | undefi
     ...(maxOutput !== undefined ? [`max ${maxOutput} out`] : []),
     `from ${workflowInfo().workflowId}`,
   ].join(' · ');
-}
-
-/**
- * The search attributes a routed call starts with, as any routed call shows them in the UI: its route and
- * `running`. A call on the config's default route gets its route's name once the worker resolves it.
- */
-function startingSearchAttributes(routeLabel: string | undefined) {
-  return [
-    ...(routeLabel !== undefined ? [{ key: routeAttribute, value: routeLabel }] : []),
-    { key: outcomeAttribute, value: 'running' },
-  ];
 }
 
 /**
@@ -131,10 +120,10 @@ export async function routedCall(
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   // The input is validated where the call starts (the routed-call workflow); a bad field fails it as
   // InvalidRequest naming the field, without loading the schemas into this workflow's bundle.
-  const routeLabel =
-    typeof input.route === 'string' ? input.route : input.route !== undefined ? 'inline' : undefined;
+  // Its route's name, or `inline`; a call on the config's default route gets the name once the worker resolves it.
+  const routeLabel = startRouteName(input.route);
   try {
-    return await executeChild<typeof routedCallWorkflow>(ROUTED_CALL_WORKFLOW_TYPE, {
+    return await executeChild<typeof routedCallV2Workflow>(ROUTED_CALL_WORKFLOW_TYPE, {
       workflowId,
       taskQueue,
       args: [input],
@@ -143,7 +132,8 @@ export async function routedCall(
       cancellationType: options.cancellationType ?? 'WAIT_CANCELLATION_COMPLETED',
       parentClosePolicy: options.parentClosePolicy ?? 'ABANDON',
       staticSummary: options.summary ?? defaultSummary(input, routeLabel),
-      typedSearchAttributes: startingSearchAttributes(routeLabel),
+      // As the client starts a call: the UI shows it like any other from its first event.
+      typedSearchAttributes: routedCallStartAttributes(routeLabel),
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return joinExistingCall(workflowId, taskQueue);

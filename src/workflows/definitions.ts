@@ -14,8 +14,16 @@ export function entityTaskQueue(taskQueue: string): string {
   return `${taskQueue}-entities`;
 }
 
-/** Workflow type of a routed call, for starters that cannot import the workflow function (clients, parents). */
-export const ROUTED_CALL_WORKFLOW_TYPE = 'routedCallWorkflow';
+/**
+ * Workflow type of a routed call as clients start it. `routedCallWorkflow`, the first version, is still
+ * registered, so that calls started under it finish and their histories replay.
+ */
+export const ROUTED_CALL_WORKFLOW_TYPE = 'routedCallV2Workflow';
+/** Every workflow type a routed call may have, newest first. */
+export const ROUTED_CALL_WORKFLOW_TYPES: readonly string[] = [
+  ROUTED_CALL_WORKFLOW_TYPE,
+  'routedCallWorkflow',
+];
 
 /** Workflow id of a routed call: the idempotency key when given, so a key never runs twice. */
 export function routedCallWorkflowId(idempotencyKey: string): string {

@@ -1,5 +1,5 @@
 // The workflow bundle's entry point: every workflow a Switchyard worker runs. Workflow code.
-export { routedCallWorkflow } from './routed-call/routed-call-workflow';
+export { routedCallV2Workflow, routedCallWorkflow } from './routed-call/routed-call-workflow';
 export { breakerWorkflow } from './breaker/breaker-workflow';
 export { ledgerWorkflow } from './ledger/ledger-workflow';
 export { scheduledGenerationWorkflow } from './scheduled-generation/scheduled-generation-workflow';

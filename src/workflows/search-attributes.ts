@@ -1,6 +1,6 @@
 // Search attribute keys Switchyard sets on routed calls (DESIGN §7). Workflow-safe; also read by the engine.
 // @temporalio/common is the workflow SDK's own deterministic core; the key helpers live only there.
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 export const routeAttribute = defineSearchAttributeKey('SwitchyardRoute', SearchAttributeType.KEYWORD);
 /** `succeeded`, `running`, or the failure type (`AllTargetsFailed`, `BudgetExceeded`, …). */
@@ -18,3 +18,21 @@ export const SWITCHYARD_SEARCH_ATTRIBUTES = [
   fallbacksAttribute,
   costUsdAttribute,
 ] as const;
+
+/**
+ * The search attributes a routed call is started with: `running`, and the route when the starter knows its
+ * name. Set at start they cost the call no command; the call upserts only what is missing.
+ */
+export function routedCallStartAttributes(routeName: string | undefined): SearchAttributePair[] {
+  return [
+    ...(routeName !== undefined ? [{ key: routeAttribute, value: routeName }] : []),
+    { key: outcomeAttribute, value: 'running' },
+  ];
+}
+
+/** The route name a start can know: a named route, `inline`, or the default route when the config says. */
+export function startRouteName(route: unknown, defaultRoute?: string): string | undefined {
+  if (typeof route === 'string') return route;
+  if (route !== undefined) return 'inline';
+  return defaultRoute;
+}

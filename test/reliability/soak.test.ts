@@ -1,4 +1,5 @@
 // Soak: N routed calls under seeded random provider faults, audited for defined ends, exact ledgers, breakers, memory.
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowBundlePath } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
@@ -139,7 +140,7 @@ test(
         const elapsedMs = Date.now() - startedAt;
 
         // No routed call may be left running: every workflow ended, whatever its callers saw.
-        const runningQuery = `WorkflowType = 'routedCallWorkflow' AND TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`;
+        const runningQuery = `WorkflowType = '${ROUTED_CALL_WORKFLOW_TYPE}' AND TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`;
         const running = await eventually(
           'no routed call left running',
           async () => (await temporal.client.workflow.count(runningQuery)).count,

@@ -310,8 +310,8 @@ async function expectHistory(workflowId: string, doomedPid: number, killedAtMs: 
   const events = (await context.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes);
   expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes!.activityType?.name)).toEqual([
-    'callProvider',
-    'callProvider',
+    'attemptTarget',
+    'attemptTarget',
   ]);
   const lostId = scheduled[0]!.eventId!.toString();
   const startedBy = (scheduledId: string) =>

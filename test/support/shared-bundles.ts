@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundlePath } from '@temporalio/worker';
 import { ENCRYPTING_FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
+import { switchyardBundleOptions } from '../../src/workflow-bundle';
 
 /**
  * Folder of this run's bundles. The global setup creates it and exports it to the test workers it forks (and
@@ -14,12 +15,11 @@ export const BUNDLE_DIRECTORY_VARIABLE = 'SWITCHYARD_TEST_BUNDLE_DIRECTORY';
 /** What each shared bundle is built from. */
 const BUNDLE_SOURCES = {
   /** `src/workflows`, as a worker without a codec key bundles it. */
-  switchyard: { workflowsPath: require.resolve('../../src/workflows') },
+  switchyard: switchyardBundleOptions(),
   /** `src/workflows` with the encrypting failure converter, as a worker with a codec key bundles it. */
-  'switchyard-encrypting': {
-    workflowsPath: require.resolve('../../src/workflows'),
+  'switchyard-encrypting': switchyardBundleOptions({
     failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH,
-  },
+  }),
   /** The breaker entity plus a gated attempt (test/support/breaker-test-workflows). */
   'breaker-test': { workflowsPath: require.resolve('./breaker-test-workflows') },
   /** The ledger entity plus its callers (test/support/ledger-test-workflows). */
@@ -79,10 +79,7 @@ export function sharedBundlePath(name: SharedBundleName): string {
 export async function sharedWorkflowBundle(name: SharedBundleName): Promise<WorkflowBundlePath> {
   const codePath = sharedBundlePath(name);
   if (!existsSync(codePath)) {
-    const { code } = await bundleWorkflowCode({
-      ...BUNDLE_SOURCES[name],
-      logger: new DefaultLogger('WARN'),
-    });
+    const { code } = await bundleWorkflowCode({ logger: new DefaultLogger('WARN'), ...BUNDLE_SOURCES[name] });
     const partial = `${codePath}.${process.pid}.partial`;
     writeFileSync(partial, code);
     renameSync(partial, codePath);

@@ -164,6 +164,10 @@ test('switchyard breakers: table, --json, show and reset', async () => {
   const provider = uniqueName('provider');
   const key = { provider, model: 'model-x' };
   await harness.withWorker({}, async (taskQueue) => {
+    // A failure on a lenient route, then one on a strict route: the shared streak of 2 is past the strict
+    // threshold only, so the strict policy judges it open and the lenient one closed.
+    await recordFailures(taskQueue, key, 1, { failureThreshold: 3, cooldownMs: 60_000 });
+    await harness.waitForSnapshot(key, (s) => s.state.consecutiveFailures === 1);
     await recordFailures(taskQueue, key, 1, { failureThreshold: 1, cooldownMs: 60_000 });
     await harness.waitForSnapshot(key, (s) => s.state.status === 'open');
     await listUntil(new Breakers(harness.temporal.client), provider, [keyOf(key)]);
@@ -171,18 +175,29 @@ test('switchyard breakers: table, --json, show and reset', async () => {
     const table = await switchyardBreakers(['--provider', provider]);
     expect(table.code).toBe(ExitCode.ok);
     const lines = table.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^BREAKER\s+STATUS\s+FAILURES\s+LAST FAILURE\s+NEXT PROBE\s+LAST TRANSITION$/);
+    expect(lines[0]).toMatch(
+      /^BREAKER\s+STATUS\s+FAILURES\s+LAST FAILURE\s+NEXT PROBE\s+POLICIES\s+LAST TRANSITION$/,
+    );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(
       new RegExp(
-        `^${keyOf(key)}\\s+open\\s+1\\s+unavailable\\s+in \\d+ s\\s+closed → open \\(failure_threshold\\)`,
+        `^${keyOf(key)}\\s+open\\s+2\\s+unavailable\\s+in \\d+ s\\s+1/60s open · 3/60s closed\\s+closed → open \\(failure_threshold\\)`,
       ),
     );
 
     const json = await switchyardBreakers(['--json', '--provider', provider]);
-    expect((JSON.parse(json.out) as BreakerView[]).map((view) => [view.key, view.state.status])).toEqual([
-      [keyOf(key), 'open'],
+    const listed = JSON.parse(json.out) as BreakerView[];
+    expect(listed.map((view) => [view.key, view.state.status])).toEqual([[keyOf(key), 'open']]);
+    expect(listed[0]!.policies.map((policy) => [policy.failureThreshold, policy.status])).toEqual([
+      [1, 'open'],
+      [3, 'closed'],
     ]);
+
+    const opened = await switchyardBreakers(['show', keyOf(key)]);
+    expect(opened.out).toMatch(/status\s+open \(as the strictest policy seen judges it\)/);
+    expect(opened.out).toMatch(/POLICY\s+THRESHOLD\s+COOLDOWN\s+JUDGES IT\s+PROBE FROM\s+LAST SEEN/);
+    expect(opened.out).toMatch(/1\/60s\s+1\s+60s\s+open\s+in \d+ s/);
+    expect(opened.out).toMatch(/3\/60s\s+3\s+60s\s+closed\s/);
 
     const reset = await switchyardBreakers(['reset', keyOf(key), '--reason', 'status page green']);
     expect(reset).toMatchObject({ code: ExitCode.ok, out: `${keyOf(key)} reset: closed.\n` });
@@ -190,6 +205,7 @@ test('switchyard breakers: table, --json, show and reset', async () => {
     const shown = await switchyardBreakers(['show', keyOf(key)]);
     expect(shown.out).toMatch(new RegExp(`^breaker\\s+${keyOf(key)}\n`));
     expect(shown.out).toMatch(/status\s+closed/);
+    expect(shown.out).toMatch(/1\/60s\s+1\s+60s\s+closed/);
     expect(shown.out).toMatch(/open\s+closed\s+reset\s+cli\s+status page green/);
 
     const shownJson = JSON.parse(

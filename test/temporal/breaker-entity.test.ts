@@ -195,3 +195,54 @@ test('a malformed admit is refused by the validator and leaves no trace in histo
     expect((await askFor(handle, 'after#1', policy)).decision).toBe('allow');
   });
 });
+
+test('a run started from state carried by the earlier code (no version, one status) migrates it and keeps its probe', async () => {
+  const key = uniqueKey();
+  const policy = { failureThreshold: 1, cooldownMs: 60_000 };
+  const nowMs = Date.now();
+  // The shape the entity carried over continue-as-new before policies were per route (see the replay fixtures).
+  const legacy = {
+    status: 'half_open',
+    consecutiveFailures: 1,
+    lastFailureClass: 'unavailable',
+    lastFailureAtMs: nowMs - 5_000,
+    openedAtMs: nowMs - 5_000,
+    reopenAtMs: nowMs - 4_000,
+    probe: { holder: 'old-prober#1', grantedAtMs: nowMs - 1_000, leaseExpiresAtMs: nowMs + LEASE_MS },
+    transitions: [
+      { from: 'closed', to: 'open', reason: 'failure_threshold', at: new Date(nowMs - 5_000).toISOString() },
+      {
+        from: 'open',
+        to: 'half_open',
+        reason: 'cooldown_elapsed',
+        at: new Date(nowMs - 1_000).toISOString(),
+      },
+    ],
+    counts: {
+      countedFailures: 1,
+      openings: 1,
+      probesGranted: 1,
+      probesSucceeded: 0,
+      probesFailed: 0,
+      probeLeasesExpired: 0,
+      probesReleased: 0,
+      resets: 0,
+    },
+  } as unknown as BreakerWorkflowInput['state'];
+  await harness.withWorker({}, async (taskQueue) => {
+    const handle = await startEntity(taskQueue, key, { state: legacy, generation: 3 });
+    const started = await handle.query(stateQuery);
+    expect(started.state).toMatchObject({ version: 2, status: 'half_open', policies: [] });
+    expect(started.generation).toBe(3);
+    expect((await askFor(handle, 'other#1', policy)).decision).toBe('deny');
+
+    await report(handle, 'old-prober#1', 'success', policy);
+    const closed = await harness.waitForSnapshot(key, (s) => s.state.status === 'closed');
+    expect(closed.state.transitions.map((transition) => transition.reason)).toEqual([
+      'failure_threshold',
+      'cooldown_elapsed',
+      'probe_succeeded',
+    ]);
+    expect(closed.state.policies).toEqual([expect.objectContaining(policy)]);
+  });
+});

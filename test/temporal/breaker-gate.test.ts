@@ -7,6 +7,7 @@ import {
   startBreakerHarness,
   targetFor,
   uniqueKey,
+  waitFor,
   waitUntil,
   type BreakerHarness,
 } from '../support/breaker-harness';
@@ -171,30 +172,69 @@ test('a failed probe reopens with a fresh cooldown, and the next call is skipped
   expect(harness.fake.counters(key.model).requests).toBe(2);
 });
 
-test('two routes with different thresholds share one breaker; each applies its own', async () => {
+test('two routes with different thresholds share one breaker: the counts are shared, each judges them by its own threshold', async () => {
   const key = uniqueKey();
   const lenient = { failureThreshold: 4, cooldownMs: 60_000 };
   const strict = { failureThreshold: 2, cooldownMs: 60_000 };
   harness.fake.scriptAlways(key.model, { kind: 'error', error: 'server_error' });
   await harness.withWorker({}, async (taskQueue) => {
-    for (let index = 0; index < 3; index += 1) await harness.gatedCall(taskQueue, gatedInput(key, lenient));
-    // Three failures are below the lenient route's threshold: it keeps calling.
-    const closed = await harness.waitForSnapshot(key, (s) => s.state.consecutiveFailures === 3);
-    expect(closed.state.status).toBe('closed');
-
-    // The strict route asks: three failures are past its threshold of 2, so it opens the breaker and skips.
-    const strictCall = await harness.gatedCall(taskQueue, gatedInput(key, strict), `strict-${key.model}`);
-    expect(strictCall.admitted).toBe(false);
+    // One failure on each route: a shared streak of 2, the strict route's threshold.
+    await harness.gatedCall(taskQueue, gatedInput(key, lenient));
+    await harness.waitForSnapshot(key, (s) => s.state.consecutiveFailures === 1);
+    await harness.gatedCall(taskQueue, gatedInput(key, strict), `strict-${key.model}-1`);
     const opened = await harness.waitForSnapshot(key, (s) => s.state.status === 'open');
+    expect(opened.state.consecutiveFailures).toBe(2);
     expect(opened.state.transitions.at(-1)).toMatchObject({
+      from: 'closed',
+      to: 'open',
       reason: 'failure_threshold',
-      by: `strict-${key.model}#1`,
+      policy: strict,
     });
 
-    // Now open for everyone: the lenient route is skipped too.
+    // The strict route now skips the target; the lenient one, below its threshold, keeps calling it.
+    expect((await harness.gatedCall(taskQueue, gatedInput(key, strict))).admitted).toBe(false);
+    expect(await harness.gatedCall(taskQueue, gatedInput(key, lenient))).toMatchObject({
+      admitted: true,
+      outcome: 'unavailable',
+    });
+    await harness.waitForSnapshot(key, (s) => s.state.consecutiveFailures === 3);
+    await harness.gatedCall(taskQueue, gatedInput(key, lenient));
+    const both = await harness.waitForSnapshot(key, (s) => s.state.consecutiveFailures === 4);
+    expect(both.state.transitions.at(-1)).toMatchObject({
+      from: 'open',
+      to: 'open',
+      reason: 'failure_threshold',
+      policy: lenient,
+    });
+    // At its own threshold the lenient route skips it too.
     expect((await harness.gatedCall(taskQueue, gatedInput(key, lenient))).admitted).toBe(false);
   });
-  expect(harness.fake.counters(key.model).requests).toBe(3);
+  expect(harness.fake.counters(key.model).requests).toBe(4);
+});
+
+test('an answer on a route whose threshold was not reached ends the shared streak: the strict route calls again', async () => {
+  const key = uniqueKey();
+  const lenient = { failureThreshold: 5, cooldownMs: 60_000 };
+  const strict = { failureThreshold: 2, cooldownMs: 60_000 };
+  await harness.withWorker({}, async (taskQueue) => {
+    harness.fake.scriptAlways(key.model, { kind: 'error', error: 'server_error' });
+    for (const policy of [strict, strict]) await harness.gatedCall(taskQueue, gatedInput(key, policy));
+    await harness.waitForSnapshot(key, (s) => s.state.status === 'open');
+    expect((await harness.gatedCall(taskQueue, gatedInput(key, strict))).admitted).toBe(false);
+
+    harness.fake.scriptAlways(key.model, { kind: 'answer', text: 'back' });
+    expect(await harness.gatedCall(taskQueue, gatedInput(key, lenient))).toMatchObject({
+      admitted: true,
+      outcome: 'succeeded',
+    });
+    const closed = await harness.waitForSnapshot(key, (s) => s.state.status === 'closed');
+    expect(closed.state.transitions.at(-1)).toMatchObject({
+      from: 'open',
+      to: 'closed',
+      reason: 'streak_ended',
+    });
+    await waitFor(async () => (await harness.gatedCall(taskQueue, gatedInput(key, strict))).admitted);
+  });
 });
 
 test('when every target is open: force takes the probe before the cooldown (probe_first); a denial carries its retry time (fail)', async () => {

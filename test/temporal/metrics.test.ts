@@ -1,5 +1,6 @@
 // The worker's Prometheus endpoint, with a worker in its own process (the runtime is one per process): the
 // SDK's series and Switchyard's attempts, fallbacks, cost, breaker transitions and ledger refusals.
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -142,7 +143,7 @@ test('the endpoint serves the SDK series and the Switchyard series after calls',
 
   // The Temporal SDK's own runtime series share the endpoint.
   expect(samples.some((sample) => sample.name.startsWith('temporal_'))).toBe(true);
-  expect(sumOf(samples, 'temporal_workflow_completed', { workflow_type: 'routedCallWorkflow' })).toBe(1);
+  expect(sumOf(samples, 'temporal_workflow_completed', { workflow_type: ROUTED_CALL_WORKFLOW_TYPE })).toBe(1);
 
   expect(
     sumOf(samples, SwitchyardMetric.attempts, { ...openai, outcome: 'failed', class: 'rate_limited' }),

@@ -199,6 +199,14 @@ test('prompts and answers are ciphertext in history; the codec client, the CLI a
   // Core writes its own bookkeeping of each local activity (type, seq, times) in the marker's `data`, outside any
   // codec; the local activity's result beside it is encrypted. Check that bookkeeping holds nothing else.
   const isMarkerBookkeeping = (path: string) => /markerRecordedEventAttributes\.details\.data\./.test(path);
+  // A patch marker's data is core's too: the patch id, and nothing of the call.
+  const isPatchMarker = (path: string) => /markerRecordedEventAttributes\.details\.patch-data\./.test(path);
+  for (const { payload } of payloads.filter(({ path }) => isPatchMarker(path))) {
+    expect(Object.keys(JSON.parse(Buffer.from(payload.data!).toString('utf8')) as object).sort()).toEqual([
+      'deprecated',
+      'id',
+    ]);
+  }
   const bookkeeping = payloads.filter(({ path }) => isMarkerBookkeeping(path));
   const markerKeys = new Set([
     'seq',
@@ -213,7 +221,7 @@ test('prompts and answers are ciphertext in history; the codec client, the CLI a
     const fields = Object.keys(JSON.parse(Buffer.from(payload.data!).toString('utf8')) as object);
     expect(fields.filter((field) => !markerKeys.has(field))).toEqual([]);
   }
-  const userPayloads = payloads.filter(({ path }) => !isMarkerBookkeeping(path));
+  const userPayloads = payloads.filter(({ path }) => !isMarkerBookkeeping(path) && !isPatchMarker(path));
   const plaintextPayloads = userPayloads.filter(
     ({ payload }) => metadataText(payload, 'encoding') !== ENCRYPTED_ENCODING,
   );

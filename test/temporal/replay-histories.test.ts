@@ -1,5 +1,6 @@
 // The determinism guard: every recorded history in test/fixtures/histories replays against today's workflow code,
 // and a change made without patched() is caught. Re-record with `npm run histories:record`.
+import { ROUTED_CALL_WORKFLOW_TYPES } from '../../src/workflows/definitions';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
 import {
@@ -83,7 +84,12 @@ test('the fixture index lists every recorded history, and each is the workflow t
   expect(fixtures.map((fixture) => fixture.name).sort()).toEqual(files);
   // Every workflow type of the bundle has at least one history.
   expect(new Set(fixtures.map((fixture) => fixture.workflowType))).toEqual(
-    new Set(['routedCallWorkflow', 'breakerWorkflow', 'ledgerWorkflow', 'scheduledGenerationWorkflow']),
+    new Set([
+      ...ROUTED_CALL_WORKFLOW_TYPES,
+      'breakerWorkflow',
+      'ledgerWorkflow',
+      'scheduledGenerationWorkflow',
+    ]),
   );
   for (const fixture of fixtures) {
     const history = loadFixtureHistory(fixture);
@@ -114,7 +120,7 @@ describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s',
 });
 
 describe('the guard can fail', () => {
-  const routedCalls = fixtures.filter((fixture) => fixture.workflowType === 'routedCallWorkflow');
+  const routedCalls = fixtures.filter((fixture) => ROUTED_CALL_WORKFLOW_TYPES.includes(fixture.workflowType));
 
   test('a routed-call change without patched() is a DeterminismViolationError on every recorded routed call', async () => {
     expect(routedCalls.length).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 // Routed calls on a real dev server: deadline, cancellation, idempotency, input validation, history contents.
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { setTimeout as delay } from 'node:timers/promises';
 import { InvalidRequestError } from '../../src/client/errors';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
@@ -114,7 +115,7 @@ test('without a config at the client, an unknown route fails the workflow as Inv
 
 test('input that bypasses the client is validated again at workflow start', async () => {
   await harness.withWorker(async (_switchyard, taskQueue) => {
-    const handle = await harness.temporal.client.workflow.start('routedCallWorkflow', {
+    const handle = await harness.temporal.client.workflow.start(ROUTED_CALL_WORKFLOW_TYPE, {
       taskQueue,
       workflowId: uniqueName('raw'),
       args: [{ request: { messages: [{ role: 'robot', content: 'x' }] } }],
@@ -134,12 +135,14 @@ test('history records the resolved route, and no API key appears anywhere in it'
     expect(text).not.toContain(key);
     expect(text).not.toContain(Buffer.from(key).toString('base64'));
   }
-  // The route was resolved once, by a local activity whose result (targets with prices) is in history.
+  // The route was resolved once, by the call's first local activity, whose result (targets with prices) is
+  // in history.
   const localActivityTypes = (history.events ?? []).flatMap((event) => {
     const payload = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
     return payload ? [JSON.parse(Buffer.from(payload).toString('utf8')).activity_type as string] : [];
   });
-  expect(localActivityTypes.filter((type) => type === 'resolveRoute')).toHaveLength(1);
+  expect(localActivityTypes.filter((type) => type === 'beginCall')).toHaveLength(1);
+  expect(localActivityTypes).not.toContain('resolveRoute');
   // And the keys reached the provider all the same.
   expect(harness.fake.requests.every((received) => received.apiKeyFingerprint !== null)).toBe(true);
 });

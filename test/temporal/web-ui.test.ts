@@ -1,5 +1,6 @@
 // What the Temporal UI shows of routed calls, read back from a real dev server: search attributes through
 // visibility queries (success, fallback, failure), static and current details, attempt summaries, entities.
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import {
@@ -34,7 +35,7 @@ async function listCalls(taskQueue: string, query: string, count: number): Promi
   let found: WorkflowExecutionInfo[] = [];
   for (let tries = 0; tries < 100; tries += 1) {
     found = [];
-    const full = `TaskQueue = '${taskQueue}' AND WorkflowType = 'routedCallWorkflow' AND ${query}`;
+    const full = `TaskQueue = '${taskQueue}' AND WorkflowType = '${ROUTED_CALL_WORKFLOW_TYPE}' AND ${query}`;
     for await (const execution of harness.temporal.client.workflow.list({ query: full }))
       found.push(execution);
     if (found.length >= count) return found;

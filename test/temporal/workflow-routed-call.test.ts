@@ -12,6 +12,7 @@ import { createAgentActivities } from '../../examples/agent/activities';
 import type { SupportAgentResult } from '../../examples/agent/workflows';
 import type { SwitchyardClient } from '../../src/client/switchyard-client';
 import { nanoToUsd } from '../../src/routing/money';
+import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { startHarness, type Harness } from '../support/harness';
 import { eventually } from '../support/eventually';
 import { sharedWorkflowBundle } from '../support/shared-bundles';
@@ -135,7 +136,7 @@ test('the sample agent: a model call, its tool, a second call; each call a child
     // Each call is a routed call like any other: the parent is the agent, the UI fields are set from the start.
     for (const callId of result.callWorkflowIds) {
       const call = await stack.client.workflow.getHandle(callId).describe();
-      expect(call.type).toBe('routedCallWorkflow');
+      expect(call.type).toBe(ROUTED_CALL_WORKFLOW_TYPE);
       expect(call.taskQueue).toBe(stack.switchyardTaskQueue);
       expect(call.parentExecution?.workflowId).toBe(agent.workflowId);
       expect(await call.staticSummary()).toBe(

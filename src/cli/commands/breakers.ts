@@ -1,5 +1,6 @@
 // `switchyard breakers`: list circuit breakers, show one with its transitions, or reset one. Node side.
 import type { BreakerView, UnreadableBreaker } from '../../client/breakers';
+import type { JudgedBreakerPolicy } from '../../routing/breaker-judgement';
 import { parseBreakerKey } from '../../routing/breaker-state';
 import { temporalUnreachable, UsageError } from '../cli-errors';
 import type { Command } from '../command';
@@ -44,11 +45,14 @@ const HELP = renderHelp({
     'switchyard breakers reset <provider/model> [--reason <text>] [options]',
   ],
   description: [
-    'Lists the circuit breakers: one per provider/model, shared by every route. A breaker is closed (calls go',
-    'through), open (the target is skipped until a cooldown passes) or half_open (one call is probing it).',
-    'Only keys that ever saw a counted failure have a breaker; every other key is closed. "show" prints one',
-    'breaker with its transitions; "reset" closes it at once, forgetting its failures, and workers notice',
-    'within their hint TTL (SWITCHYARD_BREAKER_HINT_TTL_MS, default 1 s). Reading a breaker needs a running worker.',
+    'Lists the circuit breakers: one per provider/model, shared by every route. The counts are shared; each',
+    'route judges them by its own policy (threshold/cooldown), so one route may skip a target another still',
+    'calls. STATUS is the judgement of the strictest policy seen: closed (calls go through), open (skipped',
+    'until a cooldown passes) or half_open (one call, of any route, is probing it); POLICIES shows every',
+    'policy seen. Only keys that ever saw a counted failure have a breaker; every other key is closed. "show"',
+    'prints one breaker with its policies and transitions; "reset" closes it at once for every route, and',
+    'workers notice within their hint TTL (SWITCHYARD_BREAKER_HINT_TTL_MS, default 1 s). Reading a breaker',
+    'needs a running worker.',
   ],
   sections: [
     { title: 'Output', flags: OUTPUT_FLAGS },
@@ -89,6 +93,30 @@ function statusLabel(view: BreakerView, nowMs: number): string {
   return state.status;
 }
 
+/** `30s`, `500ms`, `2min`: a cooldown as the table shows it. */
+function shortDuration(milliseconds: number): string {
+  if (milliseconds % 60_000 === 0 && milliseconds >= 120_000) return `${milliseconds / 60_000}min`;
+  if (milliseconds % 1000 === 0) return `${milliseconds / 1000}s`;
+  return `${milliseconds}ms`;
+}
+
+/** `2/30s`: a policy's threshold and cooldown. */
+export function policyLabel(policy: Pick<JudgedBreakerPolicy, 'failureThreshold' | 'cooldownMs'>): string {
+  return `${policy.failureThreshold}/${shortDuration(policy.cooldownMs)}`;
+}
+
+/** How one policy judges the breaker now: an open one whose cooldown has passed may take the probe next. */
+function policyStatus(policy: JudgedBreakerPolicy, nowMs: number): string {
+  if (policy.status === 'open' && policy.probeAtMs !== undefined && policy.probeAtMs <= nowMs)
+    return 'open (probe due)';
+  return policy.status;
+}
+
+/** `2/30s open · 5/30s closed`: every seen policy with its judgement, strictest first. */
+function policiesCell(view: BreakerView, nowMs: number): string {
+  return view.policies.map((policy) => `${policyLabel(policy)} ${policyStatus(policy, nowMs)}`).join(' · ');
+}
+
 function nextProbe(view: BreakerView, nowMs: number): string {
   const { state } = view;
   if (state.status === 'open' && state.reopenAtMs !== undefined) return relativeTime(state.reopenAtMs, nowMs);
@@ -104,7 +132,7 @@ export function renderBreakerTable(
   if (views.length === 0)
     return 'No breakers: no provider/model has recorded a counted failure, so every one is closed.\n';
   const rows = views.map((view) => {
-    if ('readError' in view) return [view.key, 'unknown', '', '', '', view.readError];
+    if ('readError' in view) return [view.key, 'unknown', '', '', '', '', view.readError];
     const last = view.state.transitions[view.state.transitions.length - 1];
     return [
       view.key,
@@ -112,6 +140,7 @@ export function renderBreakerTable(
       String(view.state.consecutiveFailures),
       view.state.lastFailureClass ?? '',
       nextProbe(view, nowMs),
+      policiesCell(view, nowMs),
       last ? `${last.from} → ${last.to} (${last.reason}) ${relativeTime(Date.parse(last.at), nowMs)}` : '',
     ];
   });
@@ -121,6 +150,7 @@ export function renderBreakerTable(
     { header: 'FAILURES', align: 'right' as const },
     { header: 'LAST FAILURE' },
     { header: 'NEXT PROBE' },
+    { header: 'POLICIES' },
     { header: 'LAST TRANSITION' },
   ];
   return `${renderTable(columns, rows)}\n`;
@@ -130,9 +160,11 @@ export function renderBreakerDetails(view: BreakerView, nowMs: number): string {
   const { state } = view;
   const fields: [string, string][] = [
     ['breaker', view.key],
-    ['status', statusLabel(view, nowMs)],
+    ['status', `${statusLabel(view, nowMs)} (as the strictest policy seen judges it)`],
     ['consecutive failures', String(state.consecutiveFailures)],
   ];
+  if (state.streakStartedAtMs !== undefined)
+    fields.push(['failing since', relativeTime(state.streakStartedAtMs, nowMs)]);
   if (state.lastFailureClass) {
     const when =
       state.lastFailureAtMs !== undefined ? ` (${relativeTime(state.lastFailureAtMs, nowMs)})` : '';
@@ -152,6 +184,26 @@ export function renderBreakerDetails(view: BreakerView, nowMs: number): string {
       : 'none (never failed)',
   ]);
 
+  const policies = view.policies.length
+    ? renderTable(
+        [
+          { header: 'POLICY' },
+          { header: 'THRESHOLD', align: 'right' as const },
+          { header: 'COOLDOWN', align: 'right' as const },
+          { header: 'JUDGES IT' },
+          { header: 'PROBE FROM' },
+          { header: 'LAST SEEN' },
+        ],
+        view.policies.map((policy) => [
+          policyLabel(policy),
+          String(policy.failureThreshold),
+          shortDuration(policy.cooldownMs),
+          policyStatus(policy, nowMs),
+          policy.probeAtMs !== undefined ? relativeTime(policy.probeAtMs, nowMs) : '',
+          relativeTime(policy.lastSeenAtMs, nowMs),
+        ]),
+      )
+    : 'No route policy seen yet.';
   const transitions = state.transitions.length
     ? renderTable(
         [
@@ -172,7 +224,7 @@ export function renderBreakerDetails(view: BreakerView, nowMs: number): string {
         ]),
       )
     : 'No transitions.';
-  return `${renderFields(fields)}\n\n${transitions}\n`;
+  return `${renderFields(fields)}\n\n${policies}\n\n${transitions}\n`;
 }
 
 function readKey(positional: string | undefined, verb: string): string {

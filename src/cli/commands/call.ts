@@ -1,5 +1,7 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
 import { validateCallInput } from '../../client/call-input';
+import { callInputSizeRulesFromEnvironment, checkCallInputSize } from '../../client/call-input-size';
+import { CodecSettingsError } from '../../codec/codec-settings-error';
 import type { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
 import type { Command } from '../command';
@@ -106,8 +108,15 @@ export const callCommand: Command = {
       stdin: io.stdin,
       readStdinWhenAbsent: true,
     });
-    // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up.
+    // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up; a prompt too large for
+    // Temporal (with no payload store) is one.
     const input = validateCallInput(buildCallInput(requestFlags, prompt));
+    try {
+      checkCallInputSize(input, callInputSizeRulesFromEnvironment());
+    } catch (error) {
+      if (error instanceof CodecSettingsError) throw new UsageError(error.message);
+      throw error;
+    }
 
     // Loaded after the arguments are checked: the connection brings the native worker runtime (a second or
     // more), which a mistyped flag should not wait for.

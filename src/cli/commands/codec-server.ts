@@ -34,9 +34,10 @@ const HELP = renderHelp({
   usage: ['switchyard codec-server [options]'],
   description: [
     'Serves the payload codec over HTTP (POST /encode and /decode, the Temporal remote codec protocol), so',
-    'the Temporal Web UI and CLI can show prompts and answers that workers encrypt in history. It reads the',
-    'same keys as the workers: SWITCHYARD_CODEC_KEY (base64 of 32 bytes), SWITCHYARD_CODEC_KEY_ID and',
-    'SWITCHYARD_CODEC_OLD_KEYS (id:base64,… accepted for decoding). Runs until SIGINT or SIGTERM.',
+    'the Temporal Web UI and CLI can show prompts and answers that workers encrypt in history or keep in the',
+    'payload store. It reads the same settings as the workers: SWITCHYARD_CODEC_KEY (base64 of 32 bytes),',
+    'SWITCHYARD_CODEC_KEY_ID and SWITCHYARD_CODEC_OLD_KEYS (id:base64,… accepted for decoding), and',
+    'SWITCHYARD_PAYLOAD_STORE_DIR (references in history are read back from it). Runs until SIGINT or SIGTERM.',
   ],
   sections: [
     { title: 'Server', flags: SERVER_FLAGS },
@@ -93,28 +94,49 @@ export const codecServerCommand: Command = {
     const allowedOrigins = readOrigins(stringFlag(parsed, 'origin'));
 
     // Loaded after the arguments are checked, as in the other commands.
-    const { CodecKeyError, readCodecKeyring, CODEC_KEY_VARIABLES } =
+    const { CodecSettingsError } =
+      require('../../codec/codec-settings-error') as typeof import('../../codec/codec-settings-error');
+    const { readCodecKeyring, CODEC_KEY_VARIABLES } =
       require('../../codec/codec-key') as typeof import('../../codec/codec-key');
-    const { AesGcmCodec } =
-      require('../../codec/aes-gcm-codec') as typeof import('../../codec/aes-gcm-codec');
+    const { payloadLimitFromEnvironment } =
+      require('../../codec/payload-limits') as typeof import('../../codec/payload-limits');
+    const { payloadStoreFromEnvironment, PAYLOAD_STORE_VARIABLES } =
+      require('../../codec/payload-store-settings') as typeof import('../../codec/payload-store-settings');
+    const { switchyardPayloadCodecs } =
+      require('../../codec/data-converter') as typeof import('../../codec/data-converter');
+    const { PayloadCodecChain } =
+      require('../../codec/codec-chain') as typeof import('../../codec/codec-chain');
     const { startCodecServer } =
       require('../../codec/codec-server') as typeof import('../../codec/codec-server');
     let keyring;
+    let payloadStore;
+    let limitBytes;
     try {
       keyring = readCodecKeyring();
+      limitBytes = payloadLimitFromEnvironment();
+      payloadStore = payloadStoreFromEnvironment(limitBytes);
     } catch (error) {
-      if (error instanceof CodecKeyError) throw new UsageError(error.message);
+      if (error instanceof CodecSettingsError) throw new UsageError(error.message);
       throw error;
     }
-    if (!keyring)
+    if (!keyring && !payloadStore)
       throw new UsageError(
-        `${CODEC_KEY_VARIABLES.key} is not set: give the codec server the key the workers encrypt with`,
+        `neither ${CODEC_KEY_VARIABLES.key} nor ${PAYLOAD_STORE_VARIABLES.directory} is set: give the codec server ` +
+          'the key the workers encrypt with, the payload store they use, or both',
       );
+    // The same codecs as the workers', so the UI sees what they wrote: references read back, then decrypted.
+    const codec = new PayloadCodecChain(
+      switchyardPayloadCodecs({
+        limitBytes,
+        ...(keyring ? { keyring } : {}),
+        ...(payloadStore ? { payloadStore } : {}),
+      }),
+    );
 
     let server;
     try {
       server = await startCodecServer({
-        codec: new AesGcmCodec(keyring),
+        codec,
         ...(port !== undefined ? { port } : {}),
         ...(host !== undefined ? { host } : {}),
         ...(allowedOrigins ? { allowedOrigins } : {}),
@@ -128,10 +150,13 @@ export const codecServerCommand: Command = {
       if (code === 'EADDRNOTAVAIL') throw new UsageError(`--host ${host} is not an address of this machine`);
       throw error;
     }
+    const encryption = keyring
+      ? `encrypting with key id "${keyring.current.id}", decoding ${keyring.decodeKeys.size} ${keyring.decodeKeys.size === 1 ? 'key' : 'keys'}`
+      : 'no encryption key';
+    const store = payloadStore ? `payload store ${payloadStore.store.description}` : 'no payload store';
     io.stderr.write(
       [
-        `switchyard codec server at ${server.url} (encrypting with key id "${keyring.current.id}", ` +
-          `decoding ${keyring.decodeKeys.size} ${keyring.decodeKeys.size === 1 ? 'key' : 'keys'})`,
+        `switchyard codec server at ${server.url} (${encryption}; ${store})`,
         `  Web UI:  temporal server start-dev --ui-codec-endpoint ${server.url}`,
         `  CLI:     temporal workflow show -w <workflow-id> --codec-endpoint ${server.url}`,
         '',

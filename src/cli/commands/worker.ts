@@ -38,7 +38,8 @@ export const workerCommand: Command = {
     const { TransportError } = require('@temporalio/worker') as typeof import('@temporalio/worker');
     const { MetricsSettingsError } =
       require('../../metrics/worker-runtime') as typeof import('../../metrics/worker-runtime');
-    const { CodecKeyError } = require('../../codec/codec-key') as typeof import('../../codec/codec-key');
+    const { CodecSettingsError } =
+      require('../../codec/codec-settings-error') as typeof import('../../codec/codec-settings-error');
     try {
       // The worker's runtime turns SIGINT / SIGTERM into a graceful shutdown, after which `run` resolves.
       await runWorker({
@@ -49,7 +50,8 @@ export const workerCommand: Command = {
       });
     } catch (error) {
       if (error instanceof TransportError) throw temporalUnreachable(globals, error);
-      if (error instanceof MetricsSettingsError || error instanceof CodecKeyError)
+      // A bad codec key or payload store setting (CodecKeyError is one of them).
+      if (error instanceof MetricsSettingsError || error instanceof CodecSettingsError)
         throw new UsageError(error.message);
       throw error;
     }

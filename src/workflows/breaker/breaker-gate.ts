@@ -8,17 +8,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SwitchyardActivities } from '../../activities';
+import type { AdmitTargetResult } from '../../activities/breaker-types';
 import type { BreakerPolicy } from '../../config/route';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import { BreakerOutcome, breakerOutcomeOf } from '../../routing/breaker-state';
-import { AdmitDecision } from '../../routing/breaker-admission';
+import { AdmitDecision, probeLeaseMs } from '../../routing/breaker-admission';
 import type { FailureClass } from '../../routing/failure-class';
 
-/**
- * A probe's lease beyond the target's own timeout, in milliseconds: the attempt's start-to-close grace plus
- * time to report. A probe that has not reported by then is presumed lost and another caller may probe.
- */
-export const PROBE_LEASE_GRACE_MS = 3_000;
 /** When the breaker cannot be reached at all, a denied target may be asked again after this long. */
 const UNREACHABLE_RETRY_MS = 1_000;
 
@@ -65,11 +61,6 @@ export interface AdmitOptions {
   readonly force?: boolean;
 }
 
-/** The probe lease for an attempt on `target`, in milliseconds. */
-export function probeLeaseMs(target: Pick<ResolvedTarget, 'timeoutMs'>): number {
-  return target.timeoutMs + PROBE_LEASE_GRACE_MS;
-}
-
 /** The breaker caller name of attempt `attempt` (1-based) of this routed call: `<workflow id>#<attempt>`. */
 export function breakerCaller(attempt: number): string {
   return `${workflowInfo().workflowId}#${attempt}`;
@@ -96,22 +87,7 @@ export async function admitOnBreaker(
       probeLeaseMs: probeLeaseMs(target),
       ...(options.force ? { force: true } : {}),
     });
-    if (result.decision === AdmitDecision.deny) {
-      return { admitted: false, retryAtMs: result.retryAtMs ?? Date.now() + UNREACHABLE_RETRY_MS };
-    }
-    const probe = result.decision === AdmitDecision.probe;
-    return {
-      admitted: true,
-      probe,
-      ticket: {
-        provider: target.provider,
-        model: target.model,
-        policy: route.breaker,
-        caller,
-        probe,
-        ...(result.healthyUntilMs !== undefined ? { healthyUntilMs: result.healthyUntilMs } : {}),
-      },
-    };
+    return admissionOf(result, route, target, caller);
   } catch (error) {
     if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
     log.warn('breaker unreachable; treating the target as open', {
@@ -120,6 +96,35 @@ export async function admitOnBreaker(
     });
     return { admitted: false, retryAtMs: Date.now() + UNREACHABLE_RETRY_MS, unreachable: true };
   }
+}
+
+/** The routed call's view of what the breaker access decided for `caller`. */
+export function admissionOf(
+  result: AdmitTargetResult,
+  route: Pick<ResolvedRoute, 'breaker'>,
+  target: Pick<ResolvedTarget, 'provider' | 'model'>,
+  caller: string,
+): BreakerAdmission {
+  if (result.decision === AdmitDecision.deny) {
+    return {
+      admitted: false,
+      retryAtMs: result.retryAtMs ?? Date.now() + UNREACHABLE_RETRY_MS,
+      ...(result.unreachable ? { unreachable: true } : {}),
+    };
+  }
+  const probe = result.decision === AdmitDecision.probe;
+  return {
+    admitted: true,
+    probe,
+    ticket: {
+      provider: target.provider,
+      model: target.model,
+      policy: route.breaker,
+      caller,
+      probe,
+      ...(result.healthyUntilMs !== undefined ? { healthyUntilMs: result.healthyUntilMs } : {}),
+    },
+  };
 }
 
 /**

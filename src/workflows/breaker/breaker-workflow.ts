@@ -11,8 +11,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { z } from 'zod';
-import { breakerKey, initialBreakerState, type BreakerState } from '../../routing/breaker-state';
+import { breakerKey, type BreakerState } from '../../routing/breaker-state';
 import { admit } from '../../routing/breaker-admission';
+import { judgeSeenPolicies } from '../../routing/breaker-judgement';
+import { readBreakerState } from '../../routing/breaker-migration';
+import { describePolicy } from '../../routing/breaker-policies';
 import { recordOutcome, resetBreaker } from '../../routing/breaker-transitions';
 import { SwitchyardMetric } from '../metric-names';
 import {
@@ -55,7 +58,8 @@ class BreakerEntity {
   private updatesThisRun = 0;
 
   constructor(private readonly input: BreakerWorkflowInput) {
-    this.state = input.state ?? initialBreakerState();
+    // A state carried by earlier code (continue-as-new input written before per-route policies) is migrated here.
+    this.state = readBreakerState(input.state);
     this.recentReportIds = [...(input.recentReportIds ?? [])];
     this.seenReportIds = new Set(this.recentReportIds);
   }
@@ -124,7 +128,7 @@ class BreakerEntity {
   publishDetails(): void {
     const { state } = this;
     const lines = [
-      `**Breaker** ${breakerKey(this.input.provider, this.input.model)}: **${state.status}**`,
+      `**Breaker** ${breakerKey(this.input.provider, this.input.model)}: **${state.status}** (by the strictest policy seen)`,
       `consecutive counted failures: ${state.consecutiveFailures}`,
     ];
     if (state.reopenAtMs !== undefined && state.status === 'open')
@@ -133,6 +137,15 @@ class BreakerEntity {
       lines.push(
         `probe: ${state.probe.holder} until ${new Date(state.probe.leaseExpiresAtMs).toISOString()}`,
       );
+    // Each route judges the shared counts by its own policy; list how each seen policy judges them.
+    const policies = judgeSeenPolicies(state).map(
+      (policy) =>
+        `- ${describePolicy(policy)}: ${policy.status}` +
+        (policy.probeAtMs !== undefined && policy.status === 'open'
+          ? `, probe from ${new Date(policy.probeAtMs).toISOString()}`
+          : ''),
+    );
+    if (policies.length) lines.push(`policies seen:\n${policies.join('\n')}`);
     const last = state.transitions[state.transitions.length - 1];
     if (last) lines.push(`last transition: ${last.from} → ${last.to} (${last.reason}) at ${last.at}`);
     // Current details are served by a query, so they cost no history events.

@@ -5,6 +5,7 @@ import { BreakerPolicySchema } from '../../config/route';
 import { ALL_FAILURE_CLASSES, type FailureClass } from '../../routing/failure-class';
 import { BreakerOutcome, breakerKey, parseBreakerKey, type BreakerState } from '../../routing/breaker-state';
 import type { AdmitDecision } from '../../routing/breaker-admission';
+import type { CarriedBreakerState } from '../../routing/breaker-migration';
 
 /** Workflow type of the breaker entity, as listed by visibility queries. */
 export const BREAKER_WORKFLOW_TYPE = 'breakerWorkflow';
@@ -75,6 +76,10 @@ export interface BreakerSnapshot {
   readonly model: string;
   /** `provider/model`. */
   readonly key: string;
+  /**
+   * The shared facts; `state.status` is the breaker as judged by the strictest policy seen, and each policy in
+   * `state.policies` judges the counts for itself (`judgeBreaker`).
+   */
   readonly state: BreakerState;
   /** Runs of this entity before the current one (continue-as-new count). */
   readonly generation: number;
@@ -85,8 +90,11 @@ export interface BreakerSnapshot {
 export interface BreakerWorkflowInput {
   readonly provider: string;
   readonly model: string;
-  /** State carried over continue-as-new. @default a closed breaker with no failures */
-  readonly state?: BreakerState;
+  /**
+   * State carried over continue-as-new; a state written by earlier code is migrated when the run starts.
+   * @default a closed breaker with no failures
+   */
+  readonly state?: CarriedBreakerState;
   /** Ids of recently applied reports, carried over continue-as-new so a late duplicate is still ignored. */
   readonly recentReportIds?: readonly string[];
   /** @default 0 */

@@ -1,5 +1,11 @@
 // Turns an attempt activity's failure into a failure class and recorded fields. Workflow-safe.
-import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  isCancellation,
+  TimeoutFailure,
+} from '@temporalio/workflow';
 import type { AttemptFailureDetails } from '../../activities/attempt-types';
 import { ALL_FAILURE_CLASSES, FailureClass } from '../../routing/failure-class';
 
@@ -16,10 +22,18 @@ function isFailureClass(value: string | undefined | null): value is FailureClass
 }
 
 export function classifyAttemptFailure(error: unknown): ClassifiedAttemptFailure {
-  if (isCancellation(error)) {
-    return { failureClass: FailureClass.cancelled, message: 'cancelled by the caller', requestSent: true };
-  }
   const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (isCancellation(error)) {
+    // An attempt that waited for its own cancellation says what it had sent and settled.
+    const details =
+      cause instanceof CancelledFailure ? (cause.details?.[0] as AttemptFailureDetails) : undefined;
+    return {
+      failureClass: FailureClass.cancelled,
+      message: 'cancelled by the caller',
+      requestSent: details?.requestSent ?? true,
+      ...(details ? { details } : {}),
+    };
+  }
   if (cause instanceof ApplicationFailure && isFailureClass(cause.type)) {
     const details = cause.details?.[0] as AttemptFailureDetails | undefined;
     return {

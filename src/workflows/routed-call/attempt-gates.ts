@@ -5,7 +5,12 @@ import { FailureClass } from '../../routing/failure-class';
 import type { ReservationRefusal } from '../../routing/ledger-state';
 import type { NanoUsd } from '../../routing/money';
 import { SkipReason } from '../../routing/routing-record';
-import { admitOnBreaker, reportToBreaker, type BreakerTicket } from '../breaker/breaker-gate';
+import {
+  admitOnBreaker,
+  reportToBreaker,
+  type BreakerAdmission,
+  type BreakerTicket,
+} from '../breaker/breaker-gate';
 import { ledgerReservationId, releaseOnLedger, reserveOnLedger, settleOnLedger } from '../ledger/ledger-gate';
 
 /** A reservation outlives its attempt by this much, in milliseconds, so a settle arriving late still finds it. */
@@ -39,7 +44,16 @@ export type GateDecision =
 /** What an admitted attempt holds until it is settled: the breaker ticket and the reservation, if any. */
 export interface AttemptPass {
   readonly ticket: BreakerTicket;
-  readonly reservation?: { readonly scope: string; readonly reservationId: string };
+  /**
+   * The attempt's reservation: made already, or (`reservingInAttempt`) to be made by the attempt's own
+   * activity before it sends anything. Either way, settling closes it by id.
+   */
+  readonly reservation?: {
+    readonly scope: string;
+    readonly reservationId: string;
+    readonly amountNanoUsd: NanoUsd;
+    readonly leaseMs: number;
+  };
 }
 
 export interface GateRequest {
@@ -55,12 +69,21 @@ export interface GateRequest {
   readonly callAllowanceNanoUsd?: NanoUsd;
   /** Take the breaker's probe even before its cooldown (`whenAllOpen: probe_first`). */
   readonly forceProbe?: boolean;
+  /**
+   * Leave the reservation to the attempt's activity (the lean hot path): admission asks only the breaker and
+   * the call's own allowance, and the reservation travels with the pass. @default false (reserve here)
+   */
+  readonly reserveInAttempt?: boolean;
+  /** An admission the call already holds for this attempt (made with its route's resolution). */
+  readonly admission?: BreakerAdmission;
 }
 
 /** Asks the breaker, then reserves the bound: a refusal of either becomes a skip, and nothing is sent. */
 export async function admitAttempt(request: GateRequest): Promise<GateDecision> {
   const { route, target, attempt, boundNanoUsd } = request;
-  const admission = await admitOnBreaker(route, target, attempt, request.forceProbe ? { force: true } : {});
+  const admission =
+    request.admission ??
+    (await admitOnBreaker(route, target, attempt, request.forceProbe ? { force: true } : {}));
   if (!admission.admitted)
     return {
       admitted: false,
@@ -84,20 +107,27 @@ export async function admitAttempt(request: GateRequest): Promise<GateDecision> 
   }
   if (request.scope === undefined) return { admitted: true, pass: { ticket: admission.ticket } };
 
-  const reservationId = ledgerReservationId(attempt);
-  const decision = await reserveOnLedger(request.scope, {
-    reservationId,
+  const reservation = {
+    scope: request.scope,
+    reservationId: ledgerReservationId(attempt),
     amountNanoUsd: boundNanoUsd,
     leaseMs: target.timeoutMs + RESERVATION_LEASE_MARGIN_MS,
-  });
-  if (!decision.granted) return refuse(ledgerShortfall(request.scope, decision));
-  return {
-    admitted: true,
-    pass: { ticket: admission.ticket, reservation: { scope: request.scope, reservationId } },
   };
+  if (request.reserveInAttempt) return { admitted: true, pass: { ticket: admission.ticket, reservation } };
+  const decision = await reserveOnLedger(request.scope, reservation);
+  if (!decision.granted) return refuse(ledgerShortfall(request.scope, decision));
+  return { admitted: true, pass: { ticket: admission.ticket, reservation } };
 }
 
-function ledgerShortfall(scope: string, refusal: ReservationRefusal): BudgetShortfall {
+/** The numbers of a refusal by the scope's ledger; nulls when the ledger gave none (it could not be reached). */
+export function ledgerShortfall(
+  scope: string,
+  refusal: ReservationRefusal | undefined,
+  requestedNanoUsd: NanoUsd = refusal?.requestedNanoUsd ?? 0,
+): BudgetShortfall {
+  if (!refusal) {
+    return { limitedBy: 'ledger', scope, requestedNanoUsd, limitNanoUsd: null, availableNanoUsd: null };
+  }
   return {
     limitedBy: 'ledger',
     scope,
@@ -109,7 +139,8 @@ function ledgerShortfall(scope: string, refusal: ReservationRefusal): BudgetShor
 
 /**
  * Settles an admitted attempt: the ledger is charged what the record says (or released when that is a known
- * zero), and the breaker hears the outcome. Both survive the caller's cancellation.
+ * zero), and the breaker hears the outcome. Both survive the caller's cancellation. `done` names what the
+ * attempt's own worker already did, which is not done again.
  */
 export async function settleAttempt(
   pass: AttemptPass,
@@ -118,15 +149,17 @@ export async function settleAttempt(
     readonly failureClass?: FailureClass;
     readonly charge: AttemptCharge;
   },
+  done: { readonly settled?: boolean; readonly reported?: boolean } = {},
 ): Promise<void> {
   const { reservation } = pass;
-  if (reservation) {
+  if (reservation && !done.settled) {
     if (outcome.charge.costKnown && outcome.charge.costNanoUsd === 0) {
       await releaseOnLedger(reservation.scope, reservation.reservationId);
     } else {
       await settleOnLedger(reservation.scope, reservation.reservationId, outcome.charge);
     }
   }
+  if (done.reported) return;
   await reportToBreaker(pass.ticket, {
     succeeded: outcome.succeeded,
     ...(outcome.failureClass ? { failureClass: outcome.failureClass } : {}),

@@ -27,12 +27,23 @@ export class AttemptLog {
   private roundStartsAt = 0;
   private waitingUntil: string | undefined;
 
-  constructor(private readonly route: ResolvedRoute) {
+  constructor(
+    private readonly route: ResolvedRoute,
+    /**
+     * `upsertOnlyMissing`: the starter usually sets the route and `running` at start, where they cost no
+     * command; upsert them only when it did not (or named the route differently).
+     */
+    options: { readonly upsertOnlyMissing?: boolean } = {},
+  ) {
     setHandler(attemptsQuery, () => this.attempts);
-    upsertSearchAttributes([
-      { key: routeAttribute, value: route.name },
-      { key: outcomeAttribute, value: 'running' },
-    ]);
+    const atStart = workflowInfo().typedSearchAttributes;
+    const known = atStart.get(routeAttribute) === route.name && atStart.get(outcomeAttribute) === 'running';
+    if (!(options.upsertOnlyMissing && known)) {
+      upsertSearchAttributes([
+        { key: routeAttribute, value: route.name },
+        { key: outcomeAttribute, value: 'running' },
+      ]);
+    }
     this.publish();
   }
 

@@ -3,8 +3,9 @@ import { patched, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
 
-/** Below this many milliseconds left before the call's deadline, no further attempt is started. */
-export const MIN_ATTEMPT_MS = 250;
+import { MIN_ATTEMPT_MS } from '../../routing/attempt-plan';
+
+export { MIN_ATTEMPT_MS };
 
 /**
  * Patch id of starting the clock when the call started. Before it, the clock started at the first workflow
@@ -24,14 +25,20 @@ export class CallClock {
   /** Epoch milliseconds when the call stops waiting for an outage to end. */
   readonly patienceEndsAtMs: number | undefined;
 
-  constructor(route: ResolvedRoute, input: RoutedCallInput) {
+  constructor(
+    route: ResolvedRoute,
+    input: RoutedCallInput,
+    /** `alwaysFromCallStart`: a path newer than the patch, which never started the clock late. */
+    options: { readonly alwaysFromCallStart?: boolean } = {},
+  ) {
     const deadlines = [route.deadlineMs, input.deadlineMs].filter(
       (value): value is number => value !== undefined,
     );
     // Only a call with a deadline or patience asks, so other calls' histories get no patch marker.
     const timed = deadlines.length > 0 || Boolean(input.patienceMs);
-    const startedAtMs =
-      timed && patched(CLOCK_FROM_CALL_START_PATCH) ? workflowInfo().startTime.getTime() : Date.now();
+    const fromCallStart =
+      options.alwaysFromCallStart === true || (timed && patched(CLOCK_FROM_CALL_START_PATCH));
+    const startedAtMs = fromCallStart ? workflowInfo().startTime.getTime() : Date.now();
     this.deadlineAtMs = deadlines.length ? startedAtMs + Math.min(...deadlines) : undefined;
     this.patienceEndsAtMs = input.patienceMs ? startedAtMs + input.patienceMs : undefined;
   }

@@ -1,21 +1,29 @@
 // One provider attempt as an activity: its options, its outcome classified and what it costs. Workflow code.
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { SwitchyardActivities } from '../../activities';
+import type { AttemptReservation, AttemptSettlement } from '../../activities/attempt-types';
 import type { GenerationRequest } from '../../config/request';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import type { PlannedAttempt } from '../../routing/attempt-plan';
 import { failedAttemptCharge, type AttemptCharge } from '../../routing/attempt-cost';
 import { costOfUsage, type NanoUsd } from '../../routing/money';
+import type { ReservationRefusal } from '../../routing/ledger-state';
 import type { GenerationResult } from '../../providers/types';
 import { AttemptOutcome } from '../../routing/routing-record';
 import { classifyAttemptFailure, type ClassifiedAttemptFailure } from './attempt-failure';
 import type { AttemptEntry } from './attempt-log';
+import type { BreakerTicket } from '../breaker/breaker-gate';
 
 /** Extra start-to-close time over the SDK timeout, so the SDK reports its own timeout with details first. */
 const ACTIVITY_TIMEOUT_GRACE_MS = 1_000;
+/**
+ * Extra start-to-close time of an attempt that settles the ledger and tells the breaker itself after the
+ * provider answered, in milliseconds. (Its reservation comes out of its own timeout.)
+ */
+const SETTLE_ALLOWANCE_MS = 1_000;
 
 // Provider attempts are never retried by Temporal: each retry is a further, visible attempt of the walk.
-const { callProvider } = proxyActivities<SwitchyardActivities>({
+const { callProvider, attemptTarget } = proxyActivities<SwitchyardActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 1 },
 });
@@ -34,20 +42,100 @@ export interface ProviderAttemptInput {
 }
 
 export type ProviderAttemptOutcome =
-  | {
+  | ({
       readonly succeeded: true;
       readonly result: GenerationResult;
       readonly charge: AttemptCharge;
       readonly latencyMs: number;
-    }
-  | {
+    } & AttemptSettlement)
+  | ({
       readonly succeeded: false;
       readonly failure: ClassifiedAttemptFailure;
       readonly charge: AttemptCharge;
       readonly latencyMs: number;
       /** The activity's error as thrown, to rethrow a cancellation unchanged. */
       readonly error: unknown;
+    } & AttemptSettlement);
+
+export interface TargetAttemptInput extends ProviderAttemptInput {
+  /** The reservation the attempt makes before sending; absent when the call names no budget scope. */
+  readonly reservation?: AttemptReservation;
+  readonly ticket: BreakerTicket;
+}
+
+/** An attempt whose reservation was refused (or unanswered): nothing was sent. */
+export interface RefusedAttempt extends AttemptSettlement {
+  readonly succeeded: false;
+  readonly refused: true;
+  readonly decision?: ReservationRefusal;
+  /** The reservation was granted (and given back) after the attempt's time had run out. */
+  readonly tooLate?: true;
+}
+
+/**
+ * One attempt as the `attemptTarget` activity: it reserves the bound, calls the provider, then charges the
+ * ledger and tells the breaker from its own worker, so a healthy call needs no further workflow step. What it
+ * could not settle (`settled` / `reported` false, or a lost activity) is left to the caller.
+ */
+export async function runTargetAttempt(
+  input: TargetAttemptInput,
+): Promise<ProviderAttemptOutcome | RefusedAttempt> {
+  const { target, timeoutMs, ticket } = input;
+  const startedAt = Date.now();
+  try {
+    const outcome = await attemptTarget.executeWithOptions(
+      {
+        startToCloseTimeout: timeoutMs + ACTIVITY_TIMEOUT_GRACE_MS + SETTLE_ALLOWANCE_MS,
+        heartbeatTimeout: input.route.heartbeatTimeoutMs,
+        retry: { maximumAttempts: 1 },
+        // The attempt settles what it sent even when the call is cancelled; waiting for it lets the record
+        // say what was charged instead of guessing.
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        summary: `#${input.attempt} ${target.provider}/${target.model}`,
+      },
+      [
+        {
+          target,
+          request: input.request,
+          timeoutMs,
+          stream: input.stream,
+          boundNanoUsd: input.boundNanoUsd,
+          ...(input.reservation ? { reservation: input.reservation } : {}),
+          breaker: {
+            provider: ticket.provider,
+            model: ticket.model,
+            policy: ticket.policy,
+            caller: ticket.caller,
+            probe: ticket.probe,
+          },
+        },
+      ],
+    );
+    if (outcome.refused) {
+      return {
+        succeeded: false,
+        refused: true,
+        ...(outcome.decision ? { decision: outcome.decision } : {}),
+        ...(outcome.tooLate ? { tooLate: true } : {}),
+        settled: outcome.settled ?? false,
+        reported: outcome.reported ?? false,
+      };
+    }
+    const charge = { costNanoUsd: costOfUsage(target.prices, outcome.result.usage), costKnown: true };
+    return {
+      succeeded: true,
+      result: outcome.result,
+      charge,
+      latencyMs: outcome.latencyMs,
+      settled: outcome.settled ?? false,
+      reported: outcome.reported ?? false,
     };
+  } catch (error) {
+    const failed = failedOutcome(error, input, startedAt);
+    const details = failed.failure.details;
+    return { ...failed, settled: details?.settled ?? false, reported: details?.reported ?? false };
+  }
+}
 
 export async function runProviderAttempt(input: ProviderAttemptInput): Promise<ProviderAttemptOutcome> {
   const { target, timeoutMs } = input;
@@ -65,25 +153,34 @@ export async function runProviderAttempt(input: ProviderAttemptInput): Promise<P
     const charge = { costNanoUsd: costOfUsage(target.prices, success.result.usage), costKnown: true };
     return { succeeded: true, result: success.result, charge, latencyMs: success.latencyMs };
   } catch (error) {
-    const failure = classifyAttemptFailure(error);
-    const details = failure.details;
-    const charge = failedAttemptCharge(
-      {
-        requestSent: failure.requestSent,
-        ...(details?.status !== undefined ? { httpStatus: details.status } : {}),
-        ...(details?.usage ? { usage: details.usage } : {}),
-      },
-      target.prices,
-      input.boundNanoUsd,
-    );
-    return {
-      succeeded: false,
-      failure,
-      charge,
-      latencyMs: details?.latencyMs ?? Date.now() - startedAt,
-      error,
-    };
+    return failedOutcome(error, input, startedAt);
   }
+}
+
+/** A failed attempt: its class, and its charge worked out from what it sent (the same rule as its worker's). */
+function failedOutcome(
+  error: unknown,
+  input: ProviderAttemptInput,
+  startedAt: number,
+): Extract<ProviderAttemptOutcome, { succeeded: false }> {
+  const failure = classifyAttemptFailure(error);
+  const details = failure.details;
+  const charge = failedAttemptCharge(
+    {
+      requestSent: failure.requestSent,
+      ...(details?.status !== undefined ? { httpStatus: details.status } : {}),
+      ...(details?.usage ? { usage: details.usage } : {}),
+    },
+    input.target.prices,
+    input.boundNanoUsd,
+  );
+  return {
+    succeeded: false,
+    failure,
+    charge,
+    latencyMs: details?.latencyMs ?? Date.now() - startedAt,
+    error,
+  };
 }
 
 /** The record of a failed attempt: its class, what the provider said of it (status, code, request id), its cost. */

@@ -6,6 +6,7 @@ import {
   patched,
   sleep,
   upsertMemo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
@@ -21,10 +22,17 @@ import {
   type RoutedCallResult,
 } from '../../routing/routing-record';
 import { CANCELLED_RECORD_MEMO } from '../definitions';
-import { admitAttempt, settleAttempt, type AttemptPass, type BudgetShortfall } from './attempt-gates';
+import type { BreakerAdmission, BreakerTicket } from '../breaker/breaker-gate';
+import {
+  admitAttempt,
+  ledgerShortfall,
+  settleAttempt,
+  type AttemptPass,
+  type BudgetShortfall,
+} from './attempt-gates';
 import { AttemptLog } from './attempt-log';
 import { CallClock } from './call-clock';
-import { failedAttemptEntry, runProviderAttempt } from './provider-attempt';
+import { failedAttemptEntry, runProviderAttempt, runTargetAttempt } from './provider-attempt';
 import {
   budgetExceededFailure,
   circuitOpenFailure,
@@ -42,11 +50,29 @@ const MAX_RETRY_WAIT_MS = 10_000;
 const DEADLINE_AFTER_ADMISSION_PATCH = 'deadline-after-admission';
 /** The message of a `circuit_open` skip whose breaker could not be reached (it was treated as open). */
 const BREAKER_UNREACHABLE_MESSAGE = 'breaker unreachable: treated as open';
+/** The message of an `over_budget` skip whose ledger did not answer the reservation (nothing was sent). */
+const LEDGER_UNREACHABLE_MESSAGE = 'budget ledger did not answer in time: nothing sent';
+
+/** A ticket whose outcome is always handed to the breaker access, which decides with its current view. */
+function withoutHealthyView(ticket: BreakerTicket): BreakerTicket {
+  const { healthyUntilMs: _healthyUntilMs, ...rest } = ticket;
+  return rest;
+}
 
 /** The skips of a walk that made no request, for choosing its failure. */
 interface Skips {
   circuitOpenUntilMs: number[];
   shortfalls: BudgetShortfall[];
+}
+
+export interface WalkOptions {
+  /**
+   * Walk the lean hot path: one activity per attempt that reserves, calls, settles and reports by itself.
+   * Off for calls recorded before it (they replay the steps they took). @default false
+   */
+  readonly lean?: boolean;
+  /** The first attempt's breaker admission, when the route's resolution could make it. */
+  readonly firstAdmission?: BreakerAdmission;
 }
 
 /** One walk over a resolved route. */
@@ -59,14 +85,22 @@ export class RouteWalk {
   /** The last failure stopped the walk on a class that does not fail over: never worth waiting for. */
   private stoppedForGood = false;
 
+  /** The lean hot path: reservation, settle and report happen in the attempt's own activity. */
+  private readonly lean: boolean;
+  /** The first attempt's admission, made with the route's resolution; used once, by attempt 1 only. */
+  private firstAdmission: BreakerAdmission | undefined;
+
   constructor(
     private readonly route: ResolvedRoute,
     private readonly input: RoutedCallInput,
+    options: WalkOptions = {},
   ) {
-    this.clock = new CallClock(route, input);
+    this.lean = options.lean ?? false;
+    this.firstAdmission = options.firstAdmission;
+    this.clock = new CallClock(route, input, { alwaysFromCallStart: this.lean });
     this.inputTokens = estimateInputTokens(input.request);
     this.maxCostNanoUsd = input.maxCostUsd === undefined ? undefined : usdToNanoFloor(input.maxCostUsd);
-    this.log = new AttemptLog(route);
+    this.log = new AttemptLog(route, { upsertOnlyMissing: this.lean });
   }
 
   async run(): Promise<RoutedCallResult> {
@@ -192,44 +226,44 @@ export class RouteWalk {
   ): Promise<RoutedCallResult | 'skipped' | undefined> {
     const target = this.route.targets[planned.targetIndex]!;
     const boundNanoUsd = this.boundNanoUsd(planned.targetIndex);
+    const attempt = this.log.nextAttemptNumber;
+    const admission = this.takeFirstAdmission(planned, attempt, options);
     const decision = await admitAttempt({
       route: this.route,
       target,
-      attempt: this.log.nextAttemptNumber,
+      attempt,
       boundNanoUsd,
       ...(this.input.budget !== undefined ? { scope: this.input.budget } : {}),
       ...(this.maxCostNanoUsd !== undefined
         ? { callAllowanceNanoUsd: this.maxCostNanoUsd - this.log.record().totalCostNanoUsd }
         : {}),
       ...(options.forceProbe ? { forceProbe: true } : {}),
+      ...(this.lean ? { reserveInAttempt: true } : {}),
+      ...(admission ? { admission } : {}),
     });
     if (!decision.admitted) {
-      if (decision.reason === SkipReason.circuitOpen) this.skips.circuitOpenUntilMs.push(decision.retryAtMs);
-      else this.skips.shortfalls.push(decision.shortfall);
-      this.log.add({
-        planned,
-        outcome: AttemptOutcome.skipped,
-        skipReason: decision.reason,
-        // Say so when the circuit was not known to be open: the record must not blame a healthy target.
-        ...(decision.reason === SkipReason.circuitOpen && decision.unreachable
-          ? { message: BREAKER_UNREACHABLE_MESSAGE }
-          : {}),
-        latencyMs: 0,
-        costNanoUsd: 0,
-        costKnown: true,
-      });
+      if (decision.reason === SkipReason.circuitOpen) {
+        this.skipCircuitOpen(planned, decision.retryAtMs, decision.unreachable);
+      } else {
+        this.skipOverBudget(planned, decision.shortfall);
+      }
       return 'skipped';
     }
-    if (this.clock.tooLateForAttempt() && patched(DEADLINE_AFTER_ADMISSION_PATCH)) {
+    if (this.clock.tooLateForAttempt() && (this.lean || patched(DEADLINE_AFTER_ADMISSION_PATCH))) {
       // The breaker and the ledger took the rest of the deadline (a busy ledger can hold a reservation for
       // seconds). The attempt's timeout would be tiny or negative: Temporal refuses a negative one and fails the
       // workflow task, whose retry abandons this reservation (charged in full when its lease ends) or restarts
-      // the deadline's clock. Give back the reservation and any probe instead; nothing was sent.
-      await settleAttempt(decision.pass, {
-        succeeded: false,
-        failureClass: FailureClass.cancelled,
-        charge: { costNanoUsd: 0, costKnown: true },
-      });
+      // the deadline's clock. Give back the reservation and any probe instead; nothing was sent. (On the lean
+      // path nothing was reserved yet.)
+      await settleAttempt(
+        decision.pass,
+        {
+          succeeded: false,
+          failureClass: FailureClass.cancelled,
+          charge: { costNanoUsd: 0, costKnown: true },
+        },
+        { settled: this.lean },
+      );
       throw routingFailure(
         RoutedCallFailureType.deadlineExceeded,
         'the call deadline passed while the attempt was being admitted',
@@ -239,14 +273,56 @@ export class RouteWalk {
     return this.attempt(planned, decision.pass, boundNanoUsd);
   }
 
-  /** Runs one admitted attempt; returns the result on success, undefined to go on, or throws to stop. */
+  /** The admission made with the route's resolution, for the call's first attempt on its first target. */
+  private takeFirstAdmission(
+    planned: PlannedAttempt,
+    attempt: number,
+    options: { forceProbe?: boolean },
+  ): BreakerAdmission | undefined {
+    const admission = this.firstAdmission;
+    this.firstAdmission = undefined;
+    if (options.forceProbe || attempt !== 1 || planned.targetIndex !== 0) return undefined;
+    return admission;
+  }
+
+  private skipCircuitOpen(planned: PlannedAttempt, retryAtMs: number, unreachable: true | undefined): void {
+    this.skips.circuitOpenUntilMs.push(retryAtMs);
+    this.log.add({
+      planned,
+      outcome: AttemptOutcome.skipped,
+      skipReason: SkipReason.circuitOpen,
+      // Say so when the circuit was not known to be open: the record must not blame a healthy target.
+      ...(unreachable ? { message: BREAKER_UNREACHABLE_MESSAGE } : {}),
+      latencyMs: 0,
+      costNanoUsd: 0,
+      costKnown: true,
+    });
+  }
+
+  private skipOverBudget(planned: PlannedAttempt, shortfall: BudgetShortfall, message?: string): void {
+    this.skips.shortfalls.push(shortfall);
+    this.log.add({
+      planned,
+      outcome: AttemptOutcome.skipped,
+      skipReason: SkipReason.overBudget,
+      ...(message ? { message } : {}),
+      latencyMs: 0,
+      costNanoUsd: 0,
+      costKnown: true,
+    });
+  }
+
+  /**
+   * Runs one admitted attempt; returns the result on success, `'skipped'` when its reservation was refused,
+   * undefined to go on, or throws to stop.
+   */
   private async attempt(
     planned: PlannedAttempt,
     pass: AttemptPass,
     boundNanoUsd: NanoUsd,
-  ): Promise<RoutedCallResult | undefined> {
+  ): Promise<RoutedCallResult | 'skipped' | undefined> {
     const target = this.route.targets[planned.targetIndex]!;
-    const outcome = await runProviderAttempt({
+    const attemptInput = {
       route: this.route,
       target,
       request: this.input.request,
@@ -254,10 +330,48 @@ export class RouteWalk {
       timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
       attempt: this.log.nextAttemptNumber,
       boundNanoUsd,
-    });
+    };
+    const outcome = this.lean
+      ? await runTargetAttempt({
+          ...attemptInput,
+          ...(pass.reservation
+            ? { reservation: { ...pass.reservation, holder: workflowInfo().workflowId } }
+            : {}),
+          ticket: pass.ticket,
+        })
+      : await runProviderAttempt(attemptInput);
+    // What the attempt's worker could not do, the call does; on the lean path it asks the breaker access
+    // again rather than trusting the admission's view, which may have gone stale since.
+    const fallback = this.lean ? { ...pass, ticket: withoutHealthyView(pass.ticket) } : pass;
+
+    if ('refused' in outcome) {
+      await settleAttempt(
+        fallback,
+        {
+          succeeded: false,
+          failureClass: FailureClass.cancelled,
+          charge: { costNanoUsd: 0, costKnown: true },
+        },
+        outcome,
+      );
+      if (outcome.tooLate && this.clock.tooLateForAttempt()) {
+        // As when admission outlives the deadline: a busy ledger took the time, and nothing was sent.
+        throw routingFailure(
+          RoutedCallFailureType.deadlineExceeded,
+          'the call deadline passed while the attempt was being admitted',
+          this.log.record(),
+        );
+      }
+      this.skipOverBudget(
+        planned,
+        ledgerShortfall(this.input.budget!, outcome.decision, boundNanoUsd),
+        outcome.decision ? undefined : LEDGER_UNREACHABLE_MESSAGE,
+      );
+      return 'skipped';
+    }
     const { charge, latencyMs } = outcome;
     if (outcome.succeeded) {
-      await settleAttempt(pass, { succeeded: true, charge });
+      await settleAttempt(fallback, { succeeded: true, charge }, outcome);
       const { provider: _provider, model: _model, ...answer } = outcome.result;
       this.log.add({
         planned,
@@ -275,7 +389,7 @@ export class RouteWalk {
     const { failure } = outcome;
     this.log.add(failedAttemptEntry(planned, outcome));
     // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
-    await settleAttempt(pass, { succeeded: false, failureClass: failure.failureClass, charge });
+    await settleAttempt(fallback, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
     if (failure.failureClass === FailureClass.cancelled) throw outcome.error;
     if (!failsOver(this.route, failure.failureClass)) {
       this.stoppedForGood = true;

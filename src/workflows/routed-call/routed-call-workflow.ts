@@ -1,17 +1,20 @@
-// The routed-call workflow: validates its input, resolves the route once, then walks it. Workflow code.
+// The routed-call workflows: validate the input, resolve the route once, then walk it. Workflow code.
 import { ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { SwitchyardActivities } from '../../activities';
+import type { ResolvedRoute } from '../../config/resolved-route';
 import {
   RoutedCallInputSchema,
   type RoutedCallInput,
   type RoutedCallInputValue,
 } from '../../config/routed-call-input';
 import { RoutedCallFailureType, type RoutedCallResult } from '../../routing/routing-record';
+import { admissionOf, breakerCaller } from '../breaker/breaker-gate';
 import { RouteWalk } from './route-walk';
 
-// Resolution is an idempotent look-up, so a local activity (at-least-once) suits it; its result is recorded.
-const { resolveRoute } = proxyLocalActivities<SwitchyardActivities>({
+// Resolution is an idempotent look-up and a hint-only admission changes nothing, so local activities
+// (at-least-once) suit them; their results are recorded.
+const { resolveRoute, beginCall } = proxyLocalActivities<SwitchyardActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });
@@ -32,11 +35,42 @@ function parseInput(rawInput: RoutedCallInputValue): RoutedCallInput {
   throw invalidRequest(`invalid routed-call input:\n${z.prettifyError(parsed.error)}`, field);
 }
 
-export async function routedCallWorkflow(rawInput: RoutedCallInputValue): Promise<RoutedCallResult> {
-  const input = parseInput(rawInput);
-  const route = await resolveRoute(input.route);
+function checkBudgetRequired(route: ResolvedRoute, input: RoutedCallInput): void {
   if (route.requireBudget && input.budget === undefined) {
     throw invalidRequest(`route ${route.name} requires a budget scope and the call names none`, 'budget');
   }
+}
+
+/**
+ * A routed call: one local activity resolves the route and, from the worker's view, admits the first target;
+ * then each attempt is one activity that reserves its bound, calls the provider, charges the ledger and tells
+ * the breaker by itself. A healthy call is two workflow tasks, one local activity and one activity.
+ */
+export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Promise<RoutedCallResult> {
+  const input = parseInput(rawInput);
+  const firstCaller = breakerCaller(1);
+  const begun = await beginCall({ route: input.route, hasBudget: input.budget !== undefined, firstCaller });
+  checkBudgetRequired(begun.route, input);
+  const first = begun.route.targets[0];
+  const firstAdmission =
+    begun.firstAdmission && first
+      ? admissionOf(begun.firstAdmission, begun.route, first, firstCaller)
+      : undefined;
+  return new RouteWalk(begun.route, input, {
+    lean: true,
+    ...(firstAdmission ? { firstAdmission } : {}),
+  }).run();
+}
+
+/**
+ * The routed call as first written, kept so that calls started under it finish and replay unchanged: route,
+ * admission and reservation each a local activity, and the settle a signal the call waits for. Clients start
+ * {@link routedCallV2Workflow}; a new workflow type rather than a `patched()` branch, because a patch costs
+ * every call a marker and a `TemporalChangeVersion` search-attribute upsert (see README "Performance").
+ */
+export async function routedCallWorkflow(rawInput: RoutedCallInputValue): Promise<RoutedCallResult> {
+  const input = parseInput(rawInput);
+  const route = await resolveRoute(input.route);
+  checkBudgetRequired(route, input);
   return new RouteWalk(route, input).run();
 }

@@ -5,11 +5,13 @@ import {
   CancellationScope,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import { z } from 'zod';
+import { routedCallStartAttributes, startRouteName } from '../search-attributes';
 import type { DeliveryReceipt, DeliverResultInput, SwitchyardActivities } from '../../activities';
 import {
   ScheduledGenerationInputSchema,
@@ -18,9 +20,12 @@ import {
   type ScheduledGenerationInputValue,
 } from '../../config/schedule';
 import { RoutedCallFailureType, type RoutingRecord } from '../../routing/routing-record';
+import type { routedCallV2Workflow } from '../routed-call/routed-call-workflow';
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../definitions';
 import { readChildCallFailure } from '../routed-call-child';
-import type { routedCallWorkflow } from '../routed-call/routed-call-workflow';
+
+/** Patch id of starting the routed call as `routedCallV2Workflow` (the lean hot path). */
+const ROUTED_CALL_V2_CHILD_PATCH = 'routed-call-v2-child';
 import {
   DELIVERY_MEMO,
   scheduledCallWorkflowId,
@@ -131,9 +136,12 @@ export async function scheduledGenerationWorkflow(
   try {
     // A child, not an activity: the routed call keeps its own record, search attributes and UI. Its id comes
     // from this run's, so the call is made once however often this code is replayed.
-    result = await executeChild<typeof routedCallWorkflow>(ROUTED_CALL_WORKFLOW_TYPE, {
+    // Runs recorded before the second routed-call workflow started the first; they replay as they ran.
+    const callType = patched(ROUTED_CALL_V2_CHILD_PATCH) ? ROUTED_CALL_WORKFLOW_TYPE : 'routedCallWorkflow';
+    result = await executeChild<typeof routedCallV2Workflow>(callType, {
       workflowId: ids.callWorkflowId,
       args: [input.call],
+      typedSearchAttributes: routedCallStartAttributes(startRouteName(input.call.route)),
       ...(input.callSummary !== undefined ? { staticSummary: input.callSummary } : {}),
     });
   } catch (error) {

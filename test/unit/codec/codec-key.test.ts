@@ -1,6 +1,7 @@
 // Reading codec keys from the environment: defaults, rotation lists, and errors that name the variable, not the value.
 import { randomBytes } from 'node:crypto';
 import { CodecKeyError, deriveKeyId, readCodecKeyring } from '../../../src/codec/codec-key';
+import { AesGcmCodec } from '../../../src/codec/aes-gcm-codec';
 import { dataConverterFromEnvironment } from '../../../src/codec/data-converter';
 
 const currentKey = randomBytes(32);
@@ -17,10 +18,12 @@ function keyError(environment: NodeJS.ProcessEnv): CodecKeyError {
   throw new Error('expected a CodecKeyError');
 }
 
-test('no key means no encryption: no keyring and no data converter', () => {
+test('no key means no encryption: no keyring, no AES codec, no encrypting failure converter', () => {
   expect(readCodecKeyring({})).toBeUndefined();
   expect(readCodecKeyring({ SWITCHYARD_CODEC_KEY: '  ' })).toBeUndefined();
-  expect(dataConverterFromEnvironment({})).toBeUndefined();
+  const converter = dataConverterFromEnvironment({});
+  expect(converter.payloadCodecs?.some((codec) => codec instanceof AesGcmCodec)).toBe(false);
+  expect(converter.failureConverterPath).toBeUndefined();
 });
 
 test('a key alone gets an id derived from its hash, which does not contain the key', () => {
@@ -32,9 +35,9 @@ test('a key alone gets an id derived from its hash, which does not contain the k
   expect(base64(currentKey)).not.toContain(keyring.current.id.slice(1));
   expect(currentKey.toString('hex')).not.toContain(keyring.current.id.slice(1));
   expect([...keyring.decodeKeys.keys()]).toEqual([keyring.current.id]);
-  expect(
-    dataConverterFromEnvironment({ SWITCHYARD_CODEC_KEY: base64(currentKey) })?.payloadCodecs,
-  ).toHaveLength(1);
+  const converter = dataConverterFromEnvironment({ SWITCHYARD_CODEC_KEY: base64(currentKey) });
+  expect(converter.payloadCodecs?.[0]).toBeInstanceOf(AesGcmCodec);
+  expect(converter.failureConverterPath).toBeDefined();
 });
 
 test('an explicit id and old keys for decoding (rotation)', () => {

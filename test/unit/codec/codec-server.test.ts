@@ -141,11 +141,11 @@ describe('switchyard codec-server', () => {
       expect(out).toContain(text);
   });
 
-  test('without a key it exits 2 naming the variable', async () => {
+  test('without a key or a payload store it exits 2 naming the variables', async () => {
     delete process.env.SWITCHYARD_CODEC_KEY;
     const { code, err } = await run(['codec-server']);
     expect(code).toBe(ExitCode.usage);
-    expect(err).toContain('SWITCHYARD_CODEC_KEY is not set');
+    expect(err).toContain('neither SWITCHYARD_CODEC_KEY nor SWITCHYARD_PAYLOAD_STORE_DIR is set');
   });
 
   test('a bad key exits 2 naming the variable without echoing it', async () => {

@@ -126,6 +126,19 @@ test('a repeated or unknown settle charges nothing', () => {
   expect(stray.state.spentNanoUsd).toBe(100);
 });
 
+test('a settle that comes before its reservation makes the late reservation refused', () => {
+  // The attempt's worker died while its reservation was on the way; the call settled it as lost first.
+  const early = settleReservation(
+    limited(BOUND),
+    { reservationId: 'lost', costNanoUsd: 0, costKnown: false },
+    T0,
+  );
+  expect(early.effect).toEqual({ kind: 'unmatched' });
+  expect(early.state.spentNanoUsd).toBe(0);
+  expect(reserve(early.state, 'lost').decisions[0]).toMatchObject({ granted: false, reason: 'closed' });
+  expect(availableNanoUsd(early.state)).toBe(BOUND);
+});
+
 test('more than the bound is charged in full, recorded as overdraft, and the next reservation is refused', () => {
   let state = reserve(limited(3.5 * BOUND), 'a').state;
   const settled = settleReservation(
