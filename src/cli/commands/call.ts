@@ -1,6 +1,4 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
-import { validateCallInput } from '../../client/call-input';
-import { callInputSizeRulesFromEnvironment, checkCallInputSize } from '../../client/call-input-size';
 import { CodecSettingsError } from '../../codec/codec-settings-error';
 import type { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
@@ -110,8 +108,14 @@ export const callCommand: Command = {
     });
     // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up; a prompt too large for
     // Temporal (with no payload store) is one.
+    // The schemas (zod) load here, not with the module: `call --help` needs none of them.
+    const { validateCallInput } =
+      require('../../client/call-input') as typeof import('../../client/call-input');
     const input = validateCallInput(buildCallInput(requestFlags, prompt));
     try {
+      // Loaded here: the size rules bring Temporal's protobuf definitions, which `call --help` need not wait for.
+      const { callInputSizeRulesFromEnvironment, checkCallInputSize } =
+        require('../../client/call-input-size') as typeof import('../../client/call-input-size');
       checkCallInputSize(input, callInputSizeRulesFromEnvironment());
     } catch (error) {
       if (error instanceof CodecSettingsError) throw new UsageError(error.message);
