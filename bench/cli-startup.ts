@@ -51,6 +51,8 @@ export interface CliStartupResults {
   /** `node -e "require('@temporalio/client')"`: what any program that talks to Temporal pays first. */
   readonly temporalClientFloor: CliCommandTiming;
   readonly commands: readonly CliCommandTiming[];
+  /** Commands that did not run (an older CLI may refuse what the worker does now), with the first line it printed. */
+  readonly failed: readonly { readonly command: string; readonly error: string }[];
   /** The same routed call through `SwitchyardClient.generate` on an open connection: the call's own time. */
   readonly apiCallMs: Summary;
   /** `call` p50 minus the API's p50: what the CLI adds around the call (start-up, connecting and exiting). */
@@ -205,12 +207,18 @@ export async function measureCliStartup(options: CliStartupOptions = {}): Promis
       timeProcess(['-e', clientScript], env),
     );
     const commands: CliCommandTiming[] = [];
+    const failed: { command: string; error: string }[] = [];
     for (const commandLine of commandLines) {
-      const timing = await sample(commandLine.join(' '), runs, warmupRuns, () =>
-        timeProcess([bin, ...commandLine], env),
-      );
-      commands.push(timing);
-      log(`${timing.command}: p50 ${timing.wallMs.p50} ms wall, ${timing.cpuMs.p50} ms CPU`);
+      const command = commandLine.join(' ');
+      try {
+        const timing = await sample(command, runs, warmupRuns, () => timeProcess([bin, ...commandLine], env));
+        commands.push(timing);
+        log(`${timing.command}: p50 ${timing.wallMs.p50} ms wall, ${timing.cpuMs.p50} ms CPU`);
+      } catch (error) {
+        const firstLine = (error instanceof Error ? error.message : String(error)).split('\n')[1] ?? '';
+        failed.push({ command, error: firstLine });
+        log(`${command}: failed (${firstLine})`);
+      }
     }
     const apiSamples: number[] = [];
     for (let index = 0; index < warmupRuns + runs; index += 1) {
@@ -219,7 +227,7 @@ export async function measureCliStartup(options: CliStartupOptions = {}): Promis
       if (index >= warmupRuns) apiSamples.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
     const apiCallMs = summarize(apiSamples);
-    const call = commands.find((timing) => timing.command.startsWith('call Say'))!;
+    const call = commands.find((timing) => timing.command.startsWith('call Say'));
     return {
       cli: path.relative(ROOT, bin) || bin,
       node: process.version,
@@ -227,7 +235,8 @@ export async function measureCliStartup(options: CliStartupOptions = {}): Promis
       temporalClientFloor,
       commands,
       apiCallMs,
-      callOverheadP50Ms: Math.round((call.wallMs.p50 - apiCallMs.p50) * 10) / 10,
+      failed,
+      callOverheadP50Ms: call ? Math.round((call.wallMs.p50 - apiCallMs.p50) * 10) / 10 : Number.NaN,
     };
   } finally {
     for (const step of stack.reverse()) await step().catch(() => undefined);
@@ -244,6 +253,9 @@ function renderTable(results: CliStartupResults): string {
     row(`node ${results.nodeFloor.command} (the floor)`, results.nodeFloor),
     row(`node ${results.temporalClientFloor.command}`, results.temporalClientFloor),
     ...results.commands.map((timing) => row(`switchyard ${timing.command}`.slice(0, 52), timing)),
+    ...results.failed.map(
+      ({ command }) => `| ${`switchyard ${command}`.slice(0, 52).padEnd(52)} | failed (see the log) |`,
+    ),
     `| ${'SwitchyardClient.generate, same call, in process'.padEnd(52)} | ${cell(results.apiCallMs.p50)} | ${cell(results.apiCallMs.p90)} | ${cell('')} |`,
     '',
     `call p50 − API p50 = ${results.callOverheadP50Ms} ms (start-up, connecting and exiting)`,
