@@ -2,6 +2,8 @@
 // writes its history to test/fixtures/histories for the replay test. Fixtures no scenario records any more (those
 // of workflow versions still registered for old runs, such as `routedCallWorkflow`) are kept. Script side.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -48,8 +50,15 @@ function recorderConfig(fake: FakeProvider): Config {
   const target = (provider: string, model: string) => ({ provider, model, timeoutMs: 5_000 });
   return parseConfig({
     providers: fakeProviders(fake, {
-      openai: ['failover-primary', 'breaker-model', 'ledger-primary', 'patience-primary', 'digest'],
-      anthropic: ['failover-secondary', 'ledger-secondary', 'patience-secondary'],
+      openai: [
+        'failover-primary',
+        'breaker-model',
+        'ledger-primary',
+        'patience-primary',
+        'digest',
+        'stream-primary',
+      ],
+      anthropic: ['failover-secondary', 'ledger-secondary', 'patience-secondary', 'stream-secondary'],
     }),
     routes: {
       failover: {
@@ -65,6 +74,7 @@ function recorderConfig(fake: FakeProvider): Config {
         breaker: { failureThreshold: 1, cooldownMs: COOLDOWN_MS },
       },
       digest: { targets: [target('openai', 'digest')] },
+      stream: { targets: [target('openai', 'stream-primary'), target('anthropic', 'stream-secondary')] },
     },
     defaultRoute: 'failover',
     budgets: {
@@ -293,7 +303,63 @@ async function scheduledGeneration({ switchyard, client, fake }: ScenarioContext
   }
 }
 
-const SCENARIOS = { failoverWithBudget, breakerCycle, ledgerWindow, patience, scheduledGeneration };
+/**
+ * (f) A gateway's streamed call: the primary's pieces are pushed to a relay (a stand-in for the gateway that takes
+ * them all), then its stream is cut; output had reached the caller, so the call ends StreamInterrupted.
+ */
+async function streamInterrupted({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  const relay = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200).end());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  try {
+    fake.script('stream-primary', { kind: 'stream_cut', afterEvents: 3 });
+    fake.scriptAlways('stream-secondary', answer);
+    const { port } = relay.address() as AddressInfo;
+    const handle = await switchyard.start(
+      {
+        route: 'stream',
+        request: { ...request, messages: [{ role: 'user', content: 'one two three four five six seven' }] },
+        stream: true,
+        // A token that was good for this recording only.
+        relay: {
+          url: `http://127.0.0.1:${port}/switchyard/relay/recorder`,
+          token: 'recorder-relay-token-0000',
+        },
+      },
+      { idempotencyKey: 'recorder-stream-interrupted' },
+    );
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error as { type?: string },
+    );
+    if (failure?.type !== 'StreamInterrupted' || fake.counters('stream-secondary').requests !== 0)
+      throw new Error(`stream scenario went another way: ${String(failure?.type)}`);
+    return [
+      {
+        name: 'routed-call-v2-stream-interrupted',
+        scenario:
+          "gateway stream: the primary's pieces reached the relay, then its stream was cut; StreamInterrupted, no failover",
+        workflowType: ROUTED_CALL_WORKFLOW_TYPE,
+        workflowId: handle.workflowId,
+        runId: await runIdOf(client, handle.workflowId),
+      },
+    ];
+  } finally {
+    relay.closeAllConnections();
+    relay.close();
+  }
+}
+
+const SCENARIOS = {
+  failoverWithBudget,
+  breakerCycle,
+  ledgerWindow,
+  patience,
+  scheduledGeneration,
+  streamInterrupted,
+};
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
 function chosenScenarios(argv: readonly string[]): ((context: ScenarioContext) => Promise<Recorded[]>)[] {

@@ -4,8 +4,12 @@ import { ROUTED_CALL_WORKFLOW_TYPE } from '../src/workflows/definitions';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import OpenAI from 'openai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { callsWithFallbackQuery } from '../src/client/visibility-queries';
+import { startGateway } from '../src/gateway/gateway-server';
+import { KeyStore } from '../src/gateway/key-store';
 import { parseConfig } from '../src/config/load-config';
 import { installWorkerRuntime } from '../src/metrics/worker-runtime';
 import type { RoutingRecord } from '../src/routing/routing-record';
@@ -74,6 +78,49 @@ async function routeCalls(
   return record;
 }
 
+/**
+ * A streamed call through the gateway that failed over before its first piece: the first target's stream broke
+ * at once, the second one's streamed to the caller. Resolves to its workflow id.
+ */
+async function gatewayStreamedCall(
+  stack: WorkerAndClient,
+  fake: Awaited<ReturnType<typeof startFake>>,
+  config: Parameters<typeof startGateway>[0]['config'],
+  directory: string,
+): Promise<string> {
+  const keys = new KeyStore({ file: path.join(directory, 'gateway-keys.json') });
+  const { key } = keys.create({ routes: ['*'] });
+  const gateway = await startGateway({ switchyard: stack.switchyard, config, keys, port: 0 });
+  try {
+    fake.script(DemoModels.primary, { kind: 'stream_cut', afterEvents: 0 });
+    fake.script(DemoModels.secondary, { kind: 'answer', chunkDelayMs: 80 });
+    const openai = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const { data: stream, response } = await withProgress(
+      'a streamed call through the gateway that fails over before its first piece',
+      openai.chat.completions
+        .create({
+          model: 'support',
+          messages: [{ role: 'user', content: 'Stream a short greeting to the ticket queue, word by word.' }],
+          stream: true,
+        })
+        .withResponse(),
+    );
+    for await (const _chunk of stream) {
+      // Read to the end: the call completes with the stream.
+    }
+    return response.headers.get('x-switchyard-workflow-id')!;
+  } finally {
+    await gateway.close();
+  }
+}
+
+async function gatewayPicture(page: Page, uiUrl: string | undefined, workflowId: string): Promise<void> {
+  await page.goto(workflowLink(uiUrl, workflowId), { waitUntil: 'networkidle' });
+  await settle(page, '#2 anthropic/claude-haiku-4-5');
+  await page.getByText('Timeline', { exact: true }).last().scrollIntoViewIfNeeded();
+  await save(page, 'gateway-streamed-call.png', 1_070);
+}
+
 async function settle(page: Page, text: string): Promise<void> {
   await page.getByText(text, { exact: false }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
   // The UI renders in steps (timeline, counts); give it a moment after the text shows.
@@ -134,6 +181,9 @@ async function takePictures(
 }
 
 async function main(): Promise<void> {
+  // `--only gateway` takes the gateway's picture alone.
+  const { values } = parseArgs({ options: { only: { type: 'string' } } });
+  const gatewayOnly = values.only === 'gateway';
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
   }
@@ -151,7 +201,8 @@ async function main(): Promise<void> {
     await stack.worker.runUntil(
       (async () => {
         heading('Routing a few calls to have something to show');
-        const featured = await routeCalls(stack, fake);
+        const featured = gatewayOnly ? undefined : await routeCalls(stack, fake);
+        const streamed = await gatewayStreamedCall(stack, fake, config, profile);
         heading('Taking the pictures with headless Chromium');
         const browser = await chromium.launchPersistentContext(profile, {
           executablePath: CHROMIUM,
@@ -160,7 +211,8 @@ async function main(): Promise<void> {
           viewport: VIEWPORT,
         });
         try {
-          await takePictures(browser, server.uiUrl, featured);
+          if (featured) await takePictures(browser, server.uiUrl, featured);
+          await gatewayPicture(browser.pages()[0] ?? (await browser.newPage()), server.uiUrl, streamed);
         } finally {
           await browser.close();
         }

@@ -12,7 +12,10 @@ import type { Config } from '../src/config/config';
 import { configPath, loadConfig, parseConfig } from '../src/config/load-config';
 import type { DevServer } from '../src/engine';
 import type { FakeProvider } from '../src/fake-provider';
+import { startGateway, type Gateway } from '../src/gateway/gateway-server';
+import { KeyStore } from '../src/gateway/key-store';
 import { installWorkerRuntime } from '../src/metrics/worker-runtime';
+import { devGatewayKey } from './start-gateway-key';
 import { demoConfigInput, FAKE_PROVIDER_KEYS, liveKeysFromEnvironment } from './demo/demo-config';
 import {
   startFake,
@@ -37,6 +40,8 @@ Options:
   --db <file>          SQLite file of the dev server              default: .temporal/dev.db
   --codec-port <port>  codec server for the Web UI, run when SWITCHYARD_CODEC_KEY or
                        SWITCHYARD_PAYLOAD_STORE_DIR is set                            default: 8888
+  --gateway-port <port>  the OpenAI/Anthropic-compatible gateway (switchyard serve)      default: 4000
+  --no-gateway         no gateway
   --no-worker          only the dev server (and fake provider): run workers yourself
   -h, --help           this text
 
@@ -106,6 +111,8 @@ async function main(): Promise<void> {
       'ui-port': { type: 'string' },
       db: { type: 'string' },
       'codec-port': { type: 'string' },
+      'gateway-port': { type: 'string' },
+      'no-gateway': { type: 'boolean' },
       'no-worker': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -125,7 +132,9 @@ async function main(): Promise<void> {
   let fake: FakeProvider | undefined;
   let stack: WorkerAndClient | undefined;
   let codecServer: CodecServer | undefined;
+  let gateway: Gateway | undefined;
   const stop = async () => {
+    await gateway?.close().catch(() => undefined);
     await stack?.close().catch(() => undefined);
     await fake?.close();
     await server?.stop();
@@ -178,6 +187,20 @@ async function main(): Promise<void> {
       const environment = chosen.usesFake ? { ...process.env, ...FAKE_PROVIDER_KEYS } : process.env;
       stack = await startWorkerAndClient(server.address, chosen.config, environment);
     }
+    let gatewayKey: string | undefined;
+    if (stack && chosen && !values['no-gateway']) {
+      heading('Starting the gateway (switchyard serve)');
+      const gatewayPort = port('gateway-port', values['gateway-port'], 4000);
+      await ensureFree(gatewayPort, '--gateway-port');
+      const keys = new KeyStore({ file: path.join(root, '.temporal', 'gateway-keys.json') });
+      gatewayKey = devGatewayKey(keys, path.join(root, '.temporal', 'gateway-dev-key'));
+      gateway = await startGateway({
+        switchyard: stack.switchyard,
+        config: chosen.config,
+        keys,
+        port: gatewayPort,
+      });
+    }
 
     heading('Running — Ctrl-C stops everything');
     say(`  Temporal          ${server.address}   (export TEMPORAL_ADDRESS=${server.address})`);
@@ -194,10 +217,21 @@ async function main(): Promise<void> {
       );
       say(`  config            ${chosen.source}`);
       if (runtime.metricsUrl) say(`  metrics           ${runtime.metricsUrl}`);
+      if (gateway && gatewayKey) {
+        say(
+          `  gateway           ${gateway.url}   (OpenAI base URL ${gateway.url}/v1, Anthropic ${gateway.url})`,
+        );
+        say(`  gateway key       ${gatewayKey}   (every route; kept in .temporal/gateway-dev-key)`);
+      }
       say('\n  Try it from another terminal:');
       say(
         `    TEMPORAL_ADDRESS=${server.address} SWITCHYARD_CONFIG=${chosen.file} npx switchyard call "Hello"`,
       );
+      if (gateway && gatewayKey)
+        say(
+          `    curl ${gateway.url}/v1/chat/completions -H "Authorization: Bearer ${gatewayKey}" ` +
+            `-H 'content-type: application/json' -d '{"messages":[{"role":"user","content":"Hello"}]}'`,
+        );
     } else {
       say(`  worker            none (--no-worker): TEMPORAL_ADDRESS=${server.address} npx switchyard worker`);
     }

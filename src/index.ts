@@ -114,3 +114,9 @@ export type {
   DeliveryResult,
 } from './workflows/scheduled-generation/definitions';
 export { parseDuration, formatDuration } from './config/duration';
+export { startGateway } from './gateway/gateway-server';
+export type { Gateway, GatewayOptions } from './gateway/gateway-server';
+export { KeyStore, KeyFileError, DEFAULT_KEYS_FILE } from './gateway/key-store';
+export type { KeyStoreOptions } from './gateway/key-store';
+export type { StoredKey } from './gateway/gateway-key';
+export { GatewayError, GatewayErrorKind } from './gateway/gateway-error';

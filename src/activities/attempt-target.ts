@@ -14,7 +14,7 @@ import type {
   TargetAttemptResult,
 } from './attempt-types';
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
-import { heartbeatIntervalMs, type createProviderCall } from './call-provider';
+import { AttemptHeartbeat, type createProviderCall } from './call-provider';
 import type { LedgerSettler } from './ledger-access';
 import type { ReserveBudgetInput } from './reserve-budget';
 
@@ -56,25 +56,20 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
   return async function attemptTarget(input: TargetAttemptInput): Promise<TargetAttemptResult> {
     const context = Context.current();
     const startedAt = Date.now();
-    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
-    const heartbeat = setInterval(
-      () => context.heartbeat(),
-      heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
-    );
+    const heartbeat = new AttemptHeartbeat(context);
     const { reservation, breaker } = input;
 
+    /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
     const report = (outcome: BreakerOutcome, failureClass?: FailureClass) =>
-      attempted(() =>
-        reportBreakerOutcome({
-          provider: breaker.provider,
-          model: breaker.model,
-          policy: breaker.policy,
-          caller: breaker.caller,
-          outcome,
-          ...(failureClass !== undefined ? { failureClass } : {}),
-          wasProbe: breaker.probe,
-        }),
-      );
+      reportBreakerOutcome({
+        provider: breaker.provider,
+        model: breaker.model,
+        policy: breaker.policy,
+        caller: breaker.caller,
+        outcome,
+        ...(failureClass !== undefined ? { failureClass } : {}),
+        wasProbe: breaker.probe,
+      }).catch(() => undefined);
     const settle = (charge: AttemptCharge) =>
       reservation
         ? attempted(() => settleReservation(reservation.scope, reservation.reservationId, charge))
@@ -82,7 +77,11 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
     /** Both at once: neither depends on the other, and the caller waits for both. */
     const close = async (charge: AttemptCharge, outcome: BreakerOutcome, failureClass?: FailureClass) => {
       const [settled, reported] = await Promise.all([settle(charge), report(outcome, failureClass)]);
-      return { settled, reported } satisfies AttemptSettlement;
+      return {
+        settled,
+        reported: reported !== undefined,
+        ...(reported?.probeAtMs !== undefined ? { breakerProbeAtMs: reported.probeAtMs } : {}),
+      } satisfies AttemptSettlement;
     };
 
     try {
@@ -109,7 +108,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
             BreakerOutcome.cancelled,
           );
           return {
-            refused: true,
+            refused: true as const,
             ...(decision ? { decision } : {}),
             ...(answer === EXPIRED ? { tooLate: true } : {}),
             // A refused reservation holds nothing; an unanswered one was released just now.
@@ -137,8 +136,14 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
       }
       try {
         const success = await callTarget(
-          { target: input.target, request: input.request, timeoutMs, stream: input.stream },
-          { signal: context.cancellationSignal, onProgress: () => context.heartbeat() },
+          {
+            target: input.target,
+            request: input.request,
+            timeoutMs,
+            stream: input.stream,
+            ...(input.relay ? { relay: input.relay } : {}),
+          },
+          { activity: context, heartbeat },
         );
         const charge = {
           costNanoUsd: costOfUsage(input.target.prices, success.result.usage),
@@ -174,7 +179,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         });
       }
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.stop();
     }
   };
 }

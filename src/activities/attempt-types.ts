@@ -1,4 +1,5 @@
 // Input and output of the provider-attempt activity. Types only; shared with workflow code.
+import type { RelayTarget } from '../config/relay';
 import type { GenerationRequest } from '../config/request';
 import type { ResolvedTarget } from '../config/resolved-route';
 import type { BreakerPolicy } from '../config/route';
@@ -11,6 +12,8 @@ export interface AttemptInput {
   /** SDK timeout of this attempt, in milliseconds (the target's, shortened by the call's deadline). */
   readonly timeoutMs: number;
   readonly stream: boolean;
+  /** Where to push the answer's pieces as they stream in (a gateway request). @default none */
+  readonly relay?: RelayTarget;
 }
 
 export interface AttemptSuccess {
@@ -32,6 +35,13 @@ export interface AttemptFailureDetails {
   /** Set by `attemptTarget`: whether its worker already charged the ledger and told the breaker. */
   readonly settled?: boolean;
   readonly reported?: boolean;
+  readonly breakerProbeAtMs?: number;
+  /**
+   * The caller already holds output of this call (this attempt's, pushed to the gateway's relay, or an earlier
+   * one's): the call must not fail over, or a second model's text would follow the first. The same flag is the
+   * attempt's heartbeat detail, for a worker lost mid-stream.
+   */
+  readonly outputDelivered?: true;
 }
 
 /** What an attempt's worker settles on its own, so that a healthy call costs its workflow no further step. */
@@ -40,6 +50,8 @@ export interface AttemptSettlement {
   readonly settled?: boolean;
   /** The breaker has heard what it needed to of this attempt; false or absent: the workflow must report. */
   readonly reported?: boolean;
+  /** After this attempt the target's breaker is open for the route until this epoch millisecond (may probe then). */
+  readonly breakerProbeAtMs?: number;
 }
 
 /** The reservation an attempt makes on its budget scope's ledger before it sends anything. */

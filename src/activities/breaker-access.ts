@@ -280,8 +280,15 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
       ...(input.failureClass !== undefined ? { failureClass: input.failureClass } : {}),
     };
     const local = recordOutcome(hint.state, { ...report, nowMs: Date.now() });
+    // When this route may next call the target, as this view sees it after the outcome: a patient call waits
+    // for it rather than for a blind backoff.
+    const after = judgeBreaker(local.state, input.policy);
+    const probe =
+      after.status !== BreakerStatus.closed && after.probeAtMs !== undefined
+        ? { probeAtMs: after.probeAtMs }
+        : {};
     const mustSend = input.wasProbe || input.outcome === BreakerOutcome.countedFailure || local.changed;
-    if (!mustSend) return { sent: false };
+    if (!mustSend) return { sent: false, ...probe };
 
     const outcomeInput: BreakerOutcomeInput = { ...report, reportId: `${input.caller}:${input.outcome}` };
     await client.workflow.signalWithStart<typeof breakerWorkflow, [BreakerOutcomeInput]>(
@@ -304,7 +311,7 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
       judgeBreaker(hint.state, input.policy).status === BreakerStatus.closed;
     if (local.changed && opened) hints.forget(key);
     else if (local.changed) hints.applyLocally(key, local.state);
-    return { sent: true };
+    return { sent: true, ...probe };
   }
 
   return { admitTarget, peekAdmission, reportBreakerOutcome };

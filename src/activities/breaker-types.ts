@@ -49,4 +49,9 @@ export interface ReportBreakerOutcomeInput {
 export interface ReportBreakerOutcomeResult {
   /** Whether a signal was sent; false when the outcome could not change the breaker. */
   readonly sent: boolean;
+  /**
+   * Set when, after this outcome, the breaker is open for the reporting route (as this worker sees it): the epoch
+   * millisecond from which the route may probe the target.
+   */
+  readonly probeAtMs?: number;
 }

@@ -1,11 +1,12 @@
-// The provider call of an attempt: one SDK call, cancellable, its failure classified. Worker side.
+// The provider call of an attempt: one SDK call, cancellable, its stream relayed, its failure classified. Worker side.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureClass } from '../routing/failure-class';
 import { safeIdentifier } from '../providers/provider-failure';
-import { ProviderError, type Usage } from '../providers/types';
+import { ProviderError, type OutputDelta, type Usage } from '../providers/types';
 import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';
 import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
+import { RelayPusher } from './relay-client';
 
 function attemptFailure(
   failureClass: FailureClass,
@@ -25,40 +26,110 @@ function countsOnly(usage: Usage): Usage {
   return { inputTokens, cachedInputTokens, outputTokens, raw: {} };
 }
 
-/** What a provider call needs from the activity running it. */
-export interface ProviderCallContext {
-  /** Aborts the SDK call: the activity's cancellation. */
-  readonly signal: AbortSignal;
-  /** Called on each chunk of a streamed answer, so the activity's heartbeat shows progress. */
-  readonly onProgress: () => void;
+function supersededMessage(input: AttemptInput): string {
+  return `${input.target.provider} ${input.target.model}: stopped, the caller already had another attempt's output`;
 }
 
 /**
- * The provider call itself, shared by the attempt activities: one SDK call, its failure turned into an
- * `ApplicationFailure` whose type is the failure class and whose details are the reduced facts.
+ * An attempt's heartbeat: every beat carries the same details, so that the last one the server holds says
+ * whether output already reached the caller (a worker lost mid-stream must not be failed over either).
+ */
+export class AttemptHeartbeat {
+  private details: { readonly outputDelivered: true } | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly context: Context) {
+    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
+    this.timer = setInterval(() => this.beat(), heartbeatIntervalMs(context.info.heartbeatTimeoutMs));
+  }
+
+  beat(): void {
+    this.context.heartbeat(this.details);
+  }
+
+  /** From now on every beat says output reached the caller; one goes out at once. */
+  outputDelivered(): void {
+    this.details = { outputDelivered: true };
+    this.beat();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** What a provider call needs from the activity running it. */
+export interface ProviderCallContext {
+  /** The activity's context: its cancellation aborts the SDK call, its id names the attempt to a relay. */
+  readonly activity: Context;
+  readonly heartbeat: AttemptHeartbeat;
+}
+
+/**
+ * The provider call itself, shared by the attempt activities: one SDK call, a gateway's streamed pieces pushed to
+ * its relay, its failure turned into an `ApplicationFailure` whose type is the failure class and whose details
+ * are the reduced facts.
  */
 export function createProviderCall(registry: ProviderRegistry) {
   return async function callTarget(
     input: AttemptInput,
-    context: ProviderCallContext,
+    { activity, heartbeat }: ProviderCallContext,
   ): Promise<AttemptSuccess> {
     const began = performance.now();
     const elapsed = () => Math.round(performance.now() - began);
+    // A gateway's streamed request: push each piece to its relay, in order, as it comes.
+    const superseded = new AbortController();
+    const relay = input.relay
+      ? new RelayPusher(
+          input.relay,
+          { attemptId: activity.info.activityId, target: input.target },
+          {
+            onDelivered: () => heartbeat.outputDelivered(),
+            onSuperseded: () => {
+              superseded.abort();
+              heartbeat.outputDelivered();
+            },
+            onStopped: (reason) => activity.log.warn(`relay stopped: ${reason}`),
+          },
+        )
+      : undefined;
     try {
       const provider = registry.get(input.target.provider);
       const result = await provider.generate(input.target.model, input.request, {
         timeoutMs: input.timeoutMs,
-        signal: context.signal,
+        signal: relay
+          ? AbortSignal.any([activity.cancellationSignal, superseded.signal])
+          : activity.cancellationSignal,
         stream: input.stream,
-        onProgress: context.onProgress,
+        onProgress: () => heartbeat.beat(),
+        ...(relay ? { onDelta: (delta: OutputDelta) => relay.push(delta) } : {}),
       });
+      // Every piece reaches the gateway before the workflow can hear of the answer.
+      await relay?.flush();
+      if (superseded.signal.aborted) {
+        // Answered, but the caller already had another attempt's output: this answer must not be the call's. It
+        // was billed, so its real cost is charged.
+        throw attemptFailure(FailureClass.cancelled, supersededMessage(input), {
+          status: 200,
+          requestSent: true,
+          latencyMs: elapsed(),
+          usage: countsOnly(result.usage),
+          outputDelivered: true,
+        });
+      }
       return { result, latencyMs: elapsed() };
     } catch (error) {
+      // Pushes still in flight decide whether output reached the caller: wait for them. Said only of a failure of
+      // ours, never of the workflow cancelling the attempt.
+      await relay?.flush();
+      const outputDelivered = Boolean(relay?.callerHasOutput) && !activity.cancellationSignal.aborted;
+      if (error instanceof ApplicationFailure) throw error;
       if (error instanceof ProviderError) {
         // Only the reduced facts cross into history: the message was built by the adapter from the class,
         // status, code and request id, never from the provider's response text.
         const { status, providerCode, retryAfterMs, requestId, requestSent, usage } = error.details;
-        throw attemptFailure(error.failureClass, error.message, {
+        const message = superseded.signal.aborted ? supersededMessage(input) : error.message;
+        throw attemptFailure(error.failureClass, message, {
           ...(status !== undefined ? { status } : {}),
           ...(providerCode !== undefined ? { providerCode } : {}),
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -66,6 +137,7 @@ export function createProviderCall(registry: ProviderRegistry) {
           ...(usage !== undefined ? { usage: countsOnly(usage) } : {}),
           requestSent,
           latencyMs: elapsed(),
+          ...(outputDelivered ? { outputDelivered } : {}),
         });
       }
       if (error instanceof MissingApiKeyError) {
@@ -82,6 +154,7 @@ export function createProviderCall(registry: ProviderRegistry) {
         {
           requestSent: true,
           latencyMs: elapsed(),
+          ...(outputDelivered ? { outputDelivered } : {}),
         },
       );
     }
@@ -97,19 +170,12 @@ export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): num
 export function createCallProvider(registry: ProviderRegistry) {
   const callTarget = createProviderCall(registry);
   return async function callProvider(input: AttemptInput): Promise<AttemptSuccess> {
-    const context = Context.current();
-    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
-    const heartbeat = setInterval(
-      () => context.heartbeat(),
-      heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
-    );
+    const activity = Context.current();
+    const heartbeat = new AttemptHeartbeat(activity);
     try {
-      return await callTarget(input, {
-        signal: context.cancellationSignal,
-        onProgress: () => context.heartbeat(),
-      });
+      return await callTarget(input, { activity, heartbeat });
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.stop();
     }
   };
 }

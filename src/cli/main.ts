@@ -47,6 +47,15 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'run a Switchyard worker until SIGINT / SIGTERM',
     load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand,
   },
+  serve: {
+    summary: 'serve the OpenAI- and Anthropic-compatible HTTP gateway (routed calls from any SDK)',
+    load: () => (require('./commands/serve') as typeof import('./commands/serve')).serveCommand,
+  },
+  keys: {
+    summary:
+      "create, list and revoke the gateway's keys (stored hashed, each limited to routes and a budget)",
+    load: () => (require('./commands/keys') as typeof import('./commands/keys')).keysCommand,
+  },
   'codec-server': {
     summary: 'serve the payload codec, so the Web UI and CLI can read encrypted prompts and answers',
     load: () =>

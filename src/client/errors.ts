@@ -12,6 +12,8 @@ export class RoutedCallError extends Error {
     readonly workflowId: string,
     /** Every attempt made before the call ended; absent only if the call failed before resolving its route. */
     readonly record: RoutingRecord | undefined,
+    /** For `CircuitOpen`: when the earliest target may be tried again, in epoch milliseconds. */
+    readonly retryAtMs?: number,
   ) {
     super(message);
   }
@@ -35,7 +37,14 @@ export function toRoutedCallError(error: unknown, workflowId: string): unknown {
   if (cause instanceof ApplicationFailure && cause.type) {
     const first = cause.details?.[0] as RoutingRecord | { field?: string } | undefined;
     const record = first && 'attempts' in first ? (first as RoutingRecord) : undefined;
-    return new RoutedCallError(cause.message, cause.type as RoutedCallFailureType, workflowId, record);
+    const retryAtMs = (cause.details?.[1] as { retryAtMs?: unknown } | undefined)?.retryAtMs;
+    return new RoutedCallError(
+      cause.message,
+      cause.type as RoutedCallFailureType,
+      workflowId,
+      record,
+      typeof retryAtMs === 'number' ? retryAtMs : undefined,
+    );
   }
   return error;
 }

@@ -1,5 +1,6 @@
 // Input of the routed-call workflow: zod schema shared by the client and the workflow. Workflow-safe.
 import { z } from 'zod';
+import { RelayTargetSchema } from './relay';
 import { GenerationRequestSchema } from './request';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
 
@@ -25,32 +26,42 @@ const RouteReferenceSchema = z.custom<string | RouteSpecInput>().transform((valu
   return z.NEVER;
 });
 
-export const RoutedCallInputSchema = z.object({
-  /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
-  route: RouteReferenceSchema.optional(),
-  request: GenerationRequestSchema,
-  /** Budget scope charged for this call (a team, a project, a schedule). */
-  budget: z.string().min(1).max(200).optional(),
-  /** Ceiling on what this one call may cost, in USD, attempts' worst cases included. @default none */
-  maxCostUsd: z.number().positive().max(1_000_000).optional(),
-  /** Deadline of the whole call in milliseconds from its start; tighter of this and the route's wins. */
-  deadlineMs: z.number().int().positive().optional(),
-  /**
-   * How long an unattended call may wait out an outage, in milliseconds: when every target failed for
-   * reasons that fail over (or every breaker is open), the call sleeps until the earliest breaker may be
-   * probed, or a bounded backoff, and walks the route again. @default 0 (no waiting)
-   */
-  patienceMs: z
-    .number()
-    .int()
-    .min(0)
-    .max(30 * 86_400_000)
-    .optional(),
-  /** Stream each answer from the provider (heartbeats per chunk). @default false */
-  stream: z.boolean().default(false),
-  /** Free-form labels kept with the call (not sent to providers). */
-  labels: z.record(z.string(), z.string()).optional(),
-});
+export const RoutedCallInputSchema = z
+  .object({
+    /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
+    route: RouteReferenceSchema.optional(),
+    request: GenerationRequestSchema,
+    /** Budget scope charged for this call (a team, a project, a schedule). */
+    budget: z.string().min(1).max(200).optional(),
+    /** Ceiling on what this one call may cost, in USD, attempts' worst cases included. @default none */
+    maxCostUsd: z.number().positive().max(1_000_000).optional(),
+    /** Deadline of the whole call in milliseconds from its start; tighter of this and the route's wins. */
+    deadlineMs: z.number().int().positive().optional(),
+    /**
+     * How long an unattended call may wait out an outage, in milliseconds: when every target failed for
+     * reasons that fail over (or every breaker is open), the call sleeps until the earliest breaker may be
+     * probed, or a bounded backoff, and walks the route again. @default 0 (no waiting)
+     */
+    patienceMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400_000)
+      .optional(),
+    /** Stream each answer from the provider (heartbeats per chunk). @default false */
+    stream: z.boolean().default(false),
+    /**
+     * Where each attempt pushes the answer's pieces as they stream in (the gateway's relay for one request);
+     * needs `stream`. Once an attempt's output reached the caller, the call never fails over. @default none
+     */
+    relay: RelayTargetSchema.optional(),
+    /** Free-form labels kept with the call (not sent to providers). */
+    labels: z.record(z.string(), z.string()).optional(),
+  })
+  .refine((input) => input.relay === undefined || input.stream, {
+    message: 'a relay needs stream: true',
+    path: ['relay'],
+  });
 
 export type RoutedCallInputValue = z.input<typeof RoutedCallInputSchema>;
 export type RoutedCallInput = z.infer<typeof RoutedCallInputSchema>;

@@ -40,6 +40,21 @@ export interface GenerationResult {
   readonly requestId: string | null;
 }
 
+/**
+ * A piece of the answer as the provider streamed it: text, or a piece of one tool call. Tool calls are
+ * numbered by `index`, 0-based in the order they appear in the answer's `toolCalls`; `id` and `name` come
+ * with a call's first piece, `arguments` is the next piece of its JSON text.
+ */
+export type OutputDelta =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'tool_call';
+      readonly index: number;
+      readonly id?: string;
+      readonly name?: string;
+      readonly arguments: string;
+    };
+
 export interface CallOptions {
   /** Per-attempt deadline in milliseconds, passed to the SDK as its `timeout`. */
   readonly timeoutMs: number;
@@ -48,6 +63,8 @@ export interface CallOptions {
   /** Stream the answer; `onProgress` is then called per received chunk (used to heartbeat). @default false */
   readonly stream?: boolean;
   readonly onProgress?: () => void;
+  /** With `stream`, called with each piece of text or tool call as it arrives (not refusal text). */
+  readonly onDelta?: (delta: OutputDelta) => void;
 }
 
 /** One configured provider endpoint (an API key and base URL) able to call any of its models. */

@@ -62,6 +62,8 @@ export const RoutedCallFailureType = {
   contentRefused: 'ContentRefused',
   contextOverflow: 'ContextOverflow',
   cancelled: 'Cancelled',
+  /** A streamed call's attempt failed after its output reached the caller, so it could not fail over. */
+  streamInterrupted: 'StreamInterrupted',
 } as const;
 export type RoutedCallFailureType = (typeof RoutedCallFailureType)[keyof typeof RoutedCallFailureType];
 

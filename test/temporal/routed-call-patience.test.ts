@@ -70,3 +70,21 @@ test('a failure that does not fail over never waits', async () => {
   expect(error.record?.rounds).toBe(1);
   expect(harness.fake.requests).toHaveLength(1);
 });
+
+test('after a round whose failures opened every breaker, the next round waits for the first probe: no wasted round', async () => {
+  // The first round's backoff (1 s) comes before the breakers' cooldown (1.5 s) ends: a round started on the
+  // backoff would find both breakers still open and skip both targets.
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
+  harness.fake.script('claude-primary', { kind: 'error', error: 'server_error' });
+  const { record } = await harness.withWorker((switchyard) =>
+    switchyard.generate({ route, request, patienceMs: 120_000 }),
+  );
+  expect(record.rounds).toBe(2);
+  expect(record.attempts.map((attempt) => [attempt.round, attempt.outcome])).toEqual([
+    [1, 'failed'],
+    [1, 'failed'],
+    [2, 'succeeded'],
+  ]);
+  const [first, , third] = harness.fake.requests;
+  expect(third!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(cooldownMs);
+});

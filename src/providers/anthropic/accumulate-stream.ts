@@ -2,7 +2,7 @@
 import { FailureClass } from '../../routing/failure-class';
 import { isRecord } from '../json-value';
 import { providerFailure } from '../provider-failure';
-import type { GenerationResult } from '../types';
+import type { GenerationResult, OutputDelta } from '../types';
 import { convertAnthropicResponse, type ResponseContext } from './convert-response';
 
 interface ContentBlock {
@@ -12,6 +12,8 @@ interface ContentBlock {
   name: string;
   /** Tool input as the JSON text streamed in `input_json_delta` pieces. */
   inputJson: string;
+  /** For a `tool_use` block: its place among the answer's tool calls. */
+  toolIndex?: number;
 }
 
 export class AnthropicStreamAccumulator {
@@ -21,6 +23,10 @@ export class AnthropicStreamAccumulator {
   private started = false;
   private stopped = false;
   private readonly blocks = new Map<number, ContentBlock>();
+  private toolBlocks = 0;
+
+  /** @param onDelta receives each piece of text and tool call as it arrives (the gateway's relay). */
+  constructor(private readonly onDelta?: (delta: OutputDelta) => void) {}
 
   add(event: unknown): void {
     if (!isRecord(event)) return;
@@ -86,22 +92,40 @@ export class AnthropicStreamAccumulator {
   private startBlock(event: Record<string, unknown>): void {
     if (typeof event.index !== 'number' || !isRecord(event.content_block)) return;
     const block = event.content_block;
-    this.blocks.set(event.index, {
+    const started: ContentBlock = {
       type: typeof block.type === 'string' ? block.type : 'unknown',
       text: typeof block.text === 'string' ? block.text : '',
       id: typeof block.id === 'string' ? block.id : '',
       name: typeof block.name === 'string' ? block.name : '',
       inputJson: '',
-    });
+    };
+    this.blocks.set(event.index, started);
+    if (started.type === 'text' && started.text !== '') this.onDelta?.({ type: 'text', text: started.text });
+    if (started.type === 'tool_use') {
+      started.toolIndex = this.toolBlocks;
+      this.toolBlocks += 1;
+      this.onDelta?.({
+        type: 'tool_call',
+        index: started.toolIndex,
+        id: started.id,
+        name: started.name,
+        arguments: '',
+      });
+    }
   }
 
   private addDelta(event: Record<string, unknown>): void {
     const block = typeof event.index === 'number' ? this.blocks.get(event.index) : undefined;
     if (!block || !isRecord(event.delta)) return;
-    if (event.delta.type === 'text_delta' && typeof event.delta.text === 'string')
+    if (event.delta.type === 'text_delta' && typeof event.delta.text === 'string') {
       block.text += event.delta.text;
+      if (block.type === 'text' && event.delta.text !== '')
+        this.onDelta?.({ type: 'text', text: event.delta.text });
+    }
     if (event.delta.type === 'input_json_delta' && typeof event.delta.partial_json === 'string') {
       block.inputJson += event.delta.partial_json;
+      if (block.toolIndex !== undefined && event.delta.partial_json !== '')
+        this.onDelta?.({ type: 'tool_call', index: block.toolIndex, arguments: event.delta.partial_json });
     }
   }
 }

@@ -65,7 +65,7 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
       }
       const call = this.client.messages.create({ ...body, stream: true }, requestOptions);
       requestId = readRequestId(await call.asResponse());
-      const accumulator = new AnthropicStreamAccumulator();
+      const accumulator = new AnthropicStreamAccumulator(options.onDelta);
       for await (const event of await call) {
         accumulator.add(event);
         options.onProgress?.();

@@ -2,7 +2,7 @@
 import { FailureClass } from '../../routing/failure-class';
 import { isRecord } from '../json-value';
 import { providerFailure } from '../provider-failure';
-import type { GenerationResult } from '../types';
+import type { GenerationResult, OutputDelta } from '../types';
 import { convertOpenAIResponse, type ResponseContext } from './convert-response';
 
 interface PartialToolCall {
@@ -23,8 +23,12 @@ export class OpenAIStreamAccumulator {
   /**
    * @param requireUsage fail a stream that ends without its usage chunk. True for OpenAI itself, which
    *   always honours `stream_options.include_usage`; false for compatible servers that may ignore it.
+   * @param onDelta receives each piece of text and tool call as it arrives (the gateway's relay).
    */
-  constructor(private readonly requireUsage: boolean) {}
+  constructor(
+    private readonly requireUsage: boolean,
+    private readonly onDelta?: (delta: OutputDelta) => void,
+  ) {}
 
   add(chunk: unknown): void {
     if (!isRecord(chunk)) return;
@@ -35,7 +39,10 @@ export class OpenAIStreamAccumulator {
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
     const delta = choice.delta;
     if (!isRecord(delta)) return;
-    if (typeof delta.content === 'string') this.text += delta.content;
+    if (typeof delta.content === 'string') {
+      this.text += delta.content;
+      if (delta.content !== '') this.onDelta?.({ type: 'text', text: delta.content });
+    }
     if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
     if (Array.isArray(delta.tool_calls)) {
       for (const piece of delta.tool_calls as unknown[]) this.addToolCallPiece(piece);
@@ -80,11 +87,22 @@ export class OpenAIStreamAccumulator {
 
   private addToolCallPiece(piece: unknown): void {
     if (!isRecord(piece) || typeof piece.index !== 'number') return;
+    const position = piece.index;
     const call = this.toolCalls.get(piece.index) ?? { id: '', name: '', arguments: '' };
     if (typeof piece.id === 'string') call.id = piece.id;
     const functionPart = isRecord(piece.function) ? piece.function : {};
     if (typeof functionPart.name === 'string') call.name += functionPart.name;
     if (typeof functionPart.arguments === 'string') call.arguments += functionPart.arguments;
     this.toolCalls.set(piece.index, call);
+    if (this.onDelta) {
+      this.onDelta({
+        type: 'tool_call',
+        // Tool calls are numbered by their place in the answer, which sorts them by the provider's index.
+        index: [...this.toolCalls.keys()].filter((index) => index < position).length,
+        ...(typeof piece.id === 'string' ? { id: piece.id } : {}),
+        ...(typeof functionPart.name === 'string' ? { name: functionPart.name } : {}),
+        arguments: typeof functionPart.arguments === 'string' ? functionPart.arguments : '',
+      });
+    }
   }
 }

@@ -70,7 +70,7 @@ export class OpenAIChatProvider implements LanguageModelProvider {
         requestOptions,
       );
       requestId = readRequestId(await call.asResponse());
-      const accumulator = new OpenAIStreamAccumulator(this.kind === 'openai');
+      const accumulator = new OpenAIStreamAccumulator(this.kind === 'openai', options.onDelta);
       for await (const chunk of await call) {
         accumulator.add(chunk);
         options.onProgress?.();

@@ -1,7 +1,13 @@
 // One provider attempt as an activity: its options, its outcome classified and what it costs. Workflow code.
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
-import type { SwitchyardActivities } from '../../activities';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  proxyActivities,
+  TimeoutFailure,
+} from '@temporalio/workflow';
+import type { AttemptFailureDetails, SwitchyardActivities } from '../../activities';
 import type { AttemptReservation, AttemptSettlement } from '../../activities/attempt-types';
+import type { RelayTarget } from '../../config/relay';
 import type { GenerationRequest } from '../../config/request';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import type { PlannedAttempt } from '../../routing/attempt-plan';
@@ -39,6 +45,8 @@ export interface ProviderAttemptInput {
   readonly attempt: number;
   /** The attempt's worst-case cost: charged when the request went out and its usage is unknown. */
   readonly boundNanoUsd: NanoUsd;
+  /** The gateway's relay the attempt pushes its output to, for a gateway's stream. */
+  readonly relay?: RelayTarget;
 }
 
 export type ProviderAttemptOutcome =
@@ -55,6 +63,8 @@ export type ProviderAttemptOutcome =
       readonly latencyMs: number;
       /** The activity's error as thrown, to rethrow a cancellation unchanged. */
       readonly error: unknown;
+      /** The caller already holds output of this call (a gateway's stream): it must not fail over. */
+      readonly outputDelivered: boolean;
     } & AttemptSettlement);
 
 export interface TargetAttemptInput extends ProviderAttemptInput {
@@ -100,6 +110,7 @@ export async function runTargetAttempt(
           timeoutMs,
           stream: input.stream,
           boundNanoUsd: input.boundNanoUsd,
+          ...(input.relay ? { relay: input.relay } : {}),
           ...(input.reservation ? { reservation: input.reservation } : {}),
           breaker: {
             provider: ticket.provider,
@@ -137,6 +148,19 @@ export async function runTargetAttempt(
   }
 }
 
+/**
+ * Whether output already reached the gateway's caller: the activity says so in its failure
+ * details, or, when its worker was lost mid-stream, in its last heartbeat's details. Reading a new field
+ * changes no command, so no patch is needed.
+ */
+function outputReachedCaller(error: unknown, details: AttemptFailureDetails | undefined): boolean {
+  if (details?.outputDelivered === true) return true;
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof TimeoutFailure)) return false;
+  const beat = cause.lastHeartbeatDetails as { outputDelivered?: unknown } | undefined;
+  return beat?.outputDelivered === true;
+}
+
 export async function runProviderAttempt(input: ProviderAttemptInput): Promise<ProviderAttemptOutcome> {
   const { target, timeoutMs } = input;
   const startedAt = Date.now();
@@ -148,7 +172,15 @@ export async function runProviderAttempt(input: ProviderAttemptInput): Promise<P
         retry: { maximumAttempts: 1 },
         summary: `#${input.attempt} ${target.provider}/${target.model}`,
       },
-      [{ target, request: input.request, timeoutMs, stream: input.stream }],
+      [
+        {
+          target,
+          request: input.request,
+          timeoutMs,
+          stream: input.stream,
+          ...(input.relay ? { relay: input.relay } : {}),
+        },
+      ],
     );
     const charge = { costNanoUsd: costOfUsage(target.prices, success.result.usage), costKnown: true };
     return { succeeded: true, result: success.result, charge, latencyMs: success.latencyMs };
@@ -180,6 +212,7 @@ function failedOutcome(
     charge,
     latencyMs: details?.latencyMs ?? Date.now() - startedAt,
     error,
+    outputDelivered: outputReachedCaller(error, details),
   };
 }
 

@@ -59,11 +59,22 @@ function withoutHealthyView(ticket: BreakerTicket): BreakerTicket {
   return rest;
 }
 
-/** The skips of a walk that made no request, for choosing its failure. */
+/** What a round learned of its targets: its skips (to choose its failure) and when each may be called again. */
 interface Skips {
   circuitOpenUntilMs: number[];
   shortfalls: BudgetShortfall[];
+  /** Probe times of breakers that a failure this round left open for the route. */
+  openedUntilMs: number[];
+  /** A target failed this round and its breaker stayed closed: it may be called again at once. */
+  closedAfterFailure: boolean;
 }
+
+const noSkips = (): Skips => ({
+  circuitOpenUntilMs: [],
+  shortfalls: [],
+  openedUntilMs: [],
+  closedAfterFailure: false,
+});
 
 export interface WalkOptions {
   /**
@@ -81,7 +92,7 @@ export class RouteWalk {
   private readonly clock: CallClock;
   private readonly inputTokens: number;
   private readonly maxCostNanoUsd: NanoUsd | undefined;
-  private skips: Skips = { circuitOpenUntilMs: [], shortfalls: [] };
+  private skips: Skips = noSkips();
   /** The last failure stopped the walk on a class that does not fail over: never worth waiting for. */
   private stoppedForGood = false;
 
@@ -131,7 +142,7 @@ export class RouteWalk {
         // A durable timer: the wait survives worker restarts and costs nothing while it lasts.
         await sleep(Math.max(0, resumeAtMs - Date.now()));
         this.log.startNextRound();
-        this.skips = { circuitOpenUntilMs: [], shortfalls: [] };
+        this.skips = noSkips();
       }
     }
   }
@@ -146,13 +157,17 @@ export class RouteWalk {
     if (!(error instanceof ApplicationFailure)) return undefined;
     const waitable: string[] = [RoutedCallFailureType.allTargetsFailed, RoutedCallFailureType.circuitOpen];
     if (!error.type || !waitable.includes(error.type)) return undefined;
-    const probes = this.skips.circuitOpenUntilMs;
+    // The lean path also knows which breakers this round's failures opened; the first walk knew only its skips.
+    const probes = this.lean
+      ? [...this.skips.circuitOpenUntilMs, ...this.skips.openedUntilMs]
+      : this.skips.circuitOpenUntilMs;
     const lastStartAtMs = this.clock.lastStartAtMs();
     return nextRoundAt({
       nowMs: Date.now(),
       round: this.log.currentRound,
       patienceEndsAtMs,
       ...(probes.length ? { earliestProbeAtMs: Math.min(...probes) } : {}),
+      ...(this.lean ? { someTargetClosed: this.skips.closedAfterFailure } : {}),
       ...(lastStartAtMs !== undefined ? { lastStartAtMs } : {}),
     });
   }
@@ -330,6 +345,7 @@ export class RouteWalk {
       timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
       attempt: this.log.nextAttemptNumber,
       boundNanoUsd,
+      ...(this.input.relay ? { relay: this.input.relay } : {}),
     };
     const outcome = this.lean
       ? await runTargetAttempt({
@@ -388,8 +404,24 @@ export class RouteWalk {
 
     const { failure } = outcome;
     this.log.add(failedAttemptEntry(planned, outcome));
+    const probeAtMs = failure.details?.breakerProbeAtMs;
+    if (probeAtMs !== undefined) this.skips.openedUntilMs.push(probeAtMs);
+    else this.skips.closedAfterFailure = true;
     // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
     await settleAttempt(fallback, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
+    // Output already reached the gateway's caller: failing over would splice a second model's text onto the
+    // first, so the call ends here. A class that never fails over still ends the usual way.
+    if (
+      outcome.outputDelivered &&
+      (failure.failureClass === FailureClass.cancelled || failsOver(this.route, failure.failureClass))
+    ) {
+      this.stoppedForGood = true;
+      throw routingFailure(
+        RoutedCallFailureType.streamInterrupted,
+        `${failure.failureClass} after output reached the caller`,
+        this.log.record(),
+      );
+    }
     if (failure.failureClass === FailureClass.cancelled) throw outcome.error;
     if (!failsOver(this.route, failure.failureClass)) {
       this.stoppedForGood = true;

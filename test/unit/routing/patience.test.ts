@@ -29,3 +29,37 @@ test('gives up when the next round would start after patience or the deadline', 
     nextRoundAt({ nowMs, round: 1, patienceEndsAtMs: nowMs + 60_000, lastStartAtMs: nowMs + 500 }),
   ).toBeUndefined();
 });
+
+test('when failures opened every breaker, waits for the earliest probe, not a backoff that comes before it', () => {
+  // Round 1's backoff is 1 s; the breakers the failures opened offer a probe only after 2.4 s.
+  expect(
+    nextRoundAt({
+      nowMs,
+      round: 1,
+      earliestProbeAtMs: nowMs + 2_400,
+      someTargetClosed: false,
+      patienceEndsAtMs: nowMs + 60_000,
+    }),
+  ).toBe(nowMs + 2_400);
+});
+
+test('when failures opened every breaker, starts at the earliest probe, not a longer backoff after it', () => {
+  // Round 3's backoff is 4 s; a probe is free after 2.4 s.
+  expect(
+    nextRoundAt({
+      nowMs,
+      round: 3,
+      earliestProbeAtMs: nowMs + 2_400,
+      someTargetClosed: false,
+      patienceEndsAtMs: nowMs + 60_000,
+    }),
+  ).toBe(nowMs + 2_400);
+});
+
+test('a target whose breaker stayed closed is tried again after the backoff, if that comes first', () => {
+  const situation = { nowMs, round: 1, earliestProbeAtMs: nowMs + 30_000, patienceEndsAtMs: nowMs + 60_000 };
+  expect(nextRoundAt({ ...situation, someTargetClosed: true })).toBe(nowMs + 1_000);
+  expect(nextRoundAt({ ...situation, earliestProbeAtMs: nowMs + 500, someTargetClosed: true })).toBe(
+    nowMs + 500,
+  );
+});

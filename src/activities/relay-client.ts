@@ -1,0 +1,121 @@
+// Pushes a streamed attempt's output to the gateway's relay as it arrives, in order, one push at a time. Worker side.
+import { RelayReply, type RelayBatch, type RelayTarget } from '../config/relay';
+import type { OutputDelta } from '../providers/types';
+
+/** How long one push may take before the relay counts as unreachable, in milliseconds. */
+const PUSH_TIMEOUT_MS = 5_000;
+
+export interface RelayIdentity {
+  /** The attempt's activity id: the gateway takes output from one attempt only. */
+  readonly attemptId: string;
+  readonly target: { readonly provider: string; readonly model: string };
+}
+
+export interface RelayEvents {
+  /** Called once, when output of this attempt may first have reached the caller (to heartbeat it at once). */
+  readonly onDelivered?: () => void;
+  /** Called when the gateway answered that another attempt's output already reached the caller. */
+  readonly onSuperseded?: () => void;
+  /** Called once when the relay stops taking pushes for another reason (with the reason, never a body). */
+  readonly onStopped?: (reason: string) => void;
+}
+
+/**
+ * One attempt's side of the relay. Pieces are pushed as they come; while one push is in flight the next ones
+ * gather and go together, so a slow relay batches instead of falling behind, and the order always holds.
+ * A relay that is gone or unreachable is dropped and the attempt goes on: its answer still reaches the
+ * workflow, and a caller who comes back with the same Idempotency-Key gets it.
+ */
+export class RelayPusher {
+  private pending: OutputDelta[] = [];
+  private sending: Promise<void> | undefined;
+  private sequence = 0;
+  private stopped = false;
+  private delivered = false;
+  private superseded = false;
+
+  constructor(
+    private readonly relay: RelayTarget,
+    private readonly identity: RelayIdentity,
+    private readonly events: RelayEvents = {},
+  ) {}
+
+  /**
+   * Whether the caller may already hold output of this call: a push of this attempt may have reached it, or
+   * the gateway said another attempt's did. Either way the call must not fail over any more.
+   */
+  get callerHasOutput(): boolean {
+    return this.delivered || this.superseded;
+  }
+
+  push(delta: OutputDelta): void {
+    if (this.stopped) return;
+    this.pending.push(delta);
+    this.sending ??= this.drain();
+  }
+
+  /** Resolves once every piece pushed so far was answered (or the relay stopped). */
+  async flush(): Promise<void> {
+    while (this.sending) await this.sending;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0 && !this.stopped) {
+      const deltas = this.pending;
+      this.pending = [];
+      await this.send(deltas);
+    }
+    this.pending = [];
+    this.sending = undefined;
+  }
+
+  private async send(deltas: OutputDelta[]): Promise<void> {
+    const batch: RelayBatch = { ...this.identity, sequence: this.sequence, deltas };
+    this.sequence += 1;
+    try {
+      const response = await fetch(this.relay.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.relay.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(batch),
+        signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+      });
+      await response.body?.cancel();
+      if (response.status === RelayReply.accepted) return this.markDelivered();
+      if (response.status === RelayReply.superseded) {
+        this.superseded = true;
+        this.stop('superseded');
+        this.events.onSuperseded?.();
+        return;
+      }
+      this.stop(
+        response.status === RelayReply.gone ? 'the request is over' : `relay answered ${response.status}`,
+      );
+    } catch (error) {
+      // A refused connection certainly delivered nothing; anything else (a timeout, a reset) may have.
+      if (!isConnectionRefused(error)) this.markDelivered();
+      this.stop(`relay unreachable (${errorCode(error)})`);
+    }
+  }
+
+  private markDelivered(): void {
+    if (this.delivered) return;
+    this.delivered = true;
+    this.events.onDelivered?.();
+  }
+
+  private stop(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (reason !== 'superseded') this.events.onStopped?.(reason);
+  }
+}
+
+function errorCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  return (error as Error | undefined)?.name ?? 'unknown';
+}
+
+function isConnectionRefused(error: unknown): boolean {
+  return errorCode(error) === 'ECONNREFUSED';
+}

@@ -1,0 +1,165 @@
+// `switchyard serve`: the OpenAI- and Anthropic-compatible HTTP gateway, until SIGINT / SIGTERM. Node side.
+import type { Command } from '../command';
+import { temporalUnreachable, UsageError } from '../cli-errors';
+import { ExitCode } from '../exit-codes';
+import { nonEmptyFlag, positiveIntegerFlag } from '../flag-values';
+import type { FlagTable } from '../flags';
+import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
+import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
+import { parseCommandArguments, stringFlag } from '../parse-arguments';
+import { untilInterrupted } from '../until-interrupted';
+
+export const KEYS_FLAG = {
+  keys: {
+    type: 'string',
+    valueName: '<path>',
+    description: 'gateway key file (default: SWITCHYARD_GATEWAY_KEYS, else ./switchyard.keys.json)',
+  },
+} as const satisfies FlagTable;
+
+const SERVER_FLAGS = {
+  port: { type: 'string', valueName: '<port>', description: 'TCP port to listen on (default: 4000)' },
+  host: {
+    type: 'string',
+    valueName: '<ip>',
+    description: 'address to bind (default: 127.0.0.1; 0.0.0.0 needs --relay-url)',
+  },
+  'relay-url': {
+    type: 'string',
+    valueName: '<url>',
+    description:
+      "this gateway's URL as the workers reach it, for streamed output (default: http://<host>:<port>)",
+  },
+  'body-limit-bytes': {
+    type: 'string',
+    valueName: '<n>',
+    description: 'largest request body accepted (default: 4194304)',
+  },
+  'call-timeout-ms': {
+    type: 'string',
+    valueName: '<ms>',
+    description: "one request's time: the routed call's deadline (default: 300000)",
+  },
+  ...KEYS_FLAG,
+} as const satisfies FlagTable;
+
+const FLAGS = { ...SERVER_FLAGS, ...GLOBAL_FLAGS } satisfies FlagTable;
+
+const HELP = renderHelp({
+  usage: ['switchyard serve [options]'],
+  description: [
+    'Serves an OpenAI-compatible POST /v1/chat/completions, an Anthropic-compatible POST /v1/messages and',
+    'GET /v1/models, so any SDK can make routed calls by changing its base URL. "model" names a route (absent:',
+    'the default route). Every request is a routed-call workflow; streams fail over only before the first',
+    'output reaches the caller. Clients authenticate with keys from "switchyard keys create"; provider keys',
+    'stay with the workers. Runs until SIGINT or SIGTERM.',
+  ],
+  sections: [
+    { title: 'Server', flags: SERVER_FLAGS },
+    { title: 'Global', flags: GLOBAL_FLAGS },
+  ],
+  examples: [
+    'switchyard serve --config ./switchyard.config.json',
+    'switchyard serve --host 0.0.0.0 --port 4000 --relay-url http://gateway-1.internal:4000',
+    'OPENAI_BASE_URL=http://127.0.0.1:4000/v1 OPENAI_API_KEY=sy_… python app.py',
+  ],
+  notes: [EXIT_CODES_NOTE],
+});
+
+function readPort(value: string | undefined): number | undefined {
+  if (value === '0') return 0;
+  const port = positiveIntegerFlag('port', value);
+  if (port !== undefined && port > 65_535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  return port;
+}
+
+function readRelayUrl(value: string | undefined): string | undefined {
+  if (nonEmptyFlag('relay-url', value) === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(value!);
+  } catch {
+    throw new UsageError(`--relay-url "${value}" is not a URL like http://gateway-1.internal:4000`);
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password || parsed.search) {
+    throw new UsageError('--relay-url must be http(s)://host[:port][/path], without credentials or query');
+  }
+  return value!.replace(/\/$/, '');
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  help: () => HELP,
+  async run(argv, io) {
+    const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: false });
+    const globals = readGlobalOptions(parsed);
+    const port = readPort(stringFlag(parsed, 'port'));
+    const host = nonEmptyFlag('host', stringFlag(parsed, 'host')) ?? '127.0.0.1';
+    const relayUrl = readRelayUrl(stringFlag(parsed, 'relay-url'));
+    if (relayUrl === undefined && ['0.0.0.0', '::', '[::]'].includes(host)) {
+      throw new UsageError(
+        `--host ${host} needs --relay-url: the workers must know which address reaches this gateway`,
+      );
+    }
+    const bodyLimitBytes = positiveIntegerFlag('body-limit-bytes', stringFlag(parsed, 'body-limit-bytes'));
+    const callTimeoutMs = positiveIntegerFlag('call-timeout-ms', stringFlag(parsed, 'call-timeout-ms'));
+    const keysFile = nonEmptyFlag('keys', stringFlag(parsed, 'keys'));
+
+    // Loaded after the arguments are checked, as in the other commands.
+    const { loadConfig } = require('../../config/load-config') as typeof import('../../config/load-config');
+    const { KeyStore } = require('../../gateway/key-store') as typeof import('../../gateway/key-store');
+    const { startGateway } =
+      require('../../gateway/gateway-server') as typeof import('../../gateway/gateway-server');
+    const { SwitchyardClient } =
+      require('../../client/switchyard-client') as typeof import('../../client/switchyard-client');
+    const { connectSwitchyard } = require('../connect-temporal') as typeof import('../connect-temporal');
+    const config = loadConfig(globals.configFile);
+    const keys = new KeyStore(keysFile !== undefined ? { file: keysFile } : {});
+    const active = keys.list().filter((key) => key.revokedAt === undefined).length;
+
+    const connection = await connectSwitchyard(globals);
+    let gateway;
+    try {
+      gateway = await startGateway({
+        switchyard: new SwitchyardClient({
+          client: connection.temporal,
+          config,
+          ...(globals.taskQueue ? { taskQueue: globals.taskQueue } : {}),
+        }),
+        config,
+        keys,
+        host,
+        ...(port !== undefined ? { port } : {}),
+        ...(relayUrl !== undefined ? { relayUrl } : {}),
+        ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
+        ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
+        onRequestLog: (line) => io.stderr.write(`${new Date().toISOString()} ${line}\n`),
+      });
+    } catch (error) {
+      await connection.close();
+      const code = (error as { code?: unknown }).code;
+      if (code === 'EADDRINUSE')
+        throw new UsageError(`port ${port ?? 4000} is in use; choose another with --port`);
+      if (code === 'EADDRNOTAVAIL') throw new UsageError(`--host ${host} is not an address of this machine`);
+      if ((error as { name?: string }).name === 'TransportError') throw temporalUnreachable(globals, error);
+      throw error;
+    }
+    io.stderr.write(
+      [
+        `switchyard gateway at ${gateway.url} (relay for workers: ${gateway.relayUrl})`,
+        `  OpenAI:     base URL ${gateway.url}/v1   POST /v1/chat/completions`,
+        `  Anthropic:  base URL ${gateway.url}      POST /v1/messages`,
+        `  routes:     ${Object.keys(config.routes).join(', ')}${config.defaultRoute ? ` (default ${config.defaultRoute})` : ''}`,
+        `  keys:       ${active} active in ${keys.file}${active === 0 ? ' — make one with "switchyard keys create --routes <route>"' : ''}`,
+        '',
+      ].join('\n'),
+    );
+    try {
+      await untilInterrupted(new Promise<never>(() => undefined));
+    } finally {
+      await gateway.close();
+      await connection.close();
+    }
+    return ExitCode.ok;
+  },
+};

@@ -1,0 +1,103 @@
+// From an authenticated surface request to a routed call's input: route, key scope, limits, idempotency. Node side.
+import { randomUUID } from 'node:crypto';
+import { validateCallInput } from '../client/switchyard-client';
+import { ownEntry, type Config } from '../config/config';
+import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-call-input';
+import { routedCallWorkflowId } from '../workflows/definitions';
+import { keyAllowsRoute, type StoredKey } from './gateway-key';
+import { GatewayError, GatewayErrorKind } from './gateway-error';
+import type { Surface, SurfaceRequest } from './surface';
+
+/** Temporal's default refusal size for one payload (the server's `limit.blobSize.error`), in bytes. */
+export const TEMPORAL_BLOB_LIMIT_BYTES = 2 * 1024 * 1024;
+/** Room left for the rest of the start request and for encryption's few bytes, in bytes. */
+const PAYLOAD_MARGIN_BYTES = 64 * 1024;
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+export interface PreparedCall {
+  readonly route: string;
+  readonly input: RoutedCallInput;
+  /** The routed call's idempotency key: the caller's, scoped to the gateway key, or a fresh one. */
+  readonly callKey: string;
+  readonly workflowId: string;
+  /** Whether the caller sent an Idempotency-Key (the call then outlives the caller's connection). */
+  readonly idempotent: boolean;
+}
+
+/**
+ * Decides what the call is, refusing before anything starts: an unknown route is a 404, a route outside the key
+ * a 403, a bad field or a request too large for a Temporal payload a 4xx naming it.
+ */
+export function prepareCall(options: {
+  readonly surface: Surface;
+  readonly parsed: SurfaceRequest;
+  readonly key: StoredKey;
+  readonly config: Config;
+  readonly idempotencyKey: string | undefined;
+  /** The routed call's whole-call deadline, in milliseconds. */
+  readonly deadlineMs: number;
+}): PreparedCall {
+  const { parsed, key, config } = options;
+  const route = parsed.route ?? config.defaultRoute;
+  if (route === undefined) {
+    throw new GatewayError(
+      'model: name a route (there is no default route)',
+      GatewayErrorKind.invalidRequest,
+      'invalid_request',
+      {
+        param: 'model',
+      },
+    );
+  }
+  if (!ownEntry(config.routes, route)) {
+    throw new GatewayError(`model: no route named "${route}"`, GatewayErrorKind.notFound, 'model_not_found', {
+      param: 'model',
+    });
+  }
+  if (!keyAllowsRoute(key, route)) {
+    throw new GatewayError(
+      `model: this key may not use route "${route}"`,
+      GatewayErrorKind.permission,
+      'route_not_allowed',
+      { param: 'model' },
+    );
+  }
+  if (options.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(options.idempotencyKey)) {
+    throw new GatewayError(
+      'Idempotency-Key: 1-200 printable ASCII characters without spaces',
+      GatewayErrorKind.invalidRequest,
+      'invalid_request',
+      { param: 'Idempotency-Key' },
+    );
+  }
+  const value: RoutedCallInputValue = {
+    route,
+    request: parsed.request,
+    ...(key.budget !== undefined ? { budget: key.budget } : {}),
+    deadlineMs: options.deadlineMs,
+    stream: parsed.stream,
+    labels: { gateway: options.surface.name, gatewayKey: key.id },
+  };
+  const input = validateCallInput(value);
+  const bytes = Buffer.byteLength(JSON.stringify(input));
+  if (bytes > TEMPORAL_BLOB_LIMIT_BYTES - PAYLOAD_MARGIN_BYTES) {
+    throw new GatewayError(
+      `the request is ${bytes} bytes as a routed call's input; Temporal refuses a payload over ` +
+        `${TEMPORAL_BLOB_LIMIT_BYTES} bytes (limit.blobSize.error), so it cannot be a workflow: shorten the messages`,
+      GatewayErrorKind.requestTooLarge,
+      'payload_too_large',
+      { param: 'messages' },
+    );
+  }
+  // Scoped to the gateway key: two clients choosing the same Idempotency-Key never share a call.
+  const callKey =
+    options.idempotencyKey !== undefined ? `gw-${key.id}-${options.idempotencyKey}` : `gw-${randomUUID()}`;
+  return {
+    route,
+    input,
+    callKey,
+    workflowId: routedCallWorkflowId(callKey),
+    idempotent: options.idempotencyKey !== undefined,
+  };
+}

@@ -1,0 +1,74 @@
+// The gateway's end of the relay: one registration per open streamed request, and the endpoint attempts push to. Node side.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { RelayBatchSchema, RelayReply, type RelayBatch, type RelayTarget } from '../config/relay';
+
+/** Path prefix of the relay endpoint; `/<relay id>` follows. */
+export const RELAY_PATH = '/switchyard/relay';
+
+/** HTTP statuses the hub answers besides {@link RelayReply}'s. */
+const REFUSED = { badToken: 401, badBatch: 400 } as const;
+
+export interface RelayRegistration {
+  /** What goes into the routed-call input: this gateway's URL for the request, and its token. */
+  readonly target: RelayTarget;
+  /** Receives each valid push; answers with a {@link RelayReply} status. Set before the workflow starts. */
+  onBatch: ((batch: RelayBatch) => number) | undefined;
+  /** Forgets the registration: later pushes are answered `gone`, and the token is worth nothing. */
+  close(): void;
+}
+
+interface Entry {
+  readonly tokenSha256: Buffer;
+  readonly registration: RelayRegistration;
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * Each streamed request registers here under a random id with a random token, and its routed call carries
+ * `<relay url>/<id>` and the token. Any worker running an attempt pushes to that URL, so the pieces reach the
+ * gateway holding the caller's connection, however many workers and gateways there are. Only the token's hash
+ * is kept, and only while the request is open.
+ */
+export class RelayHub {
+  private readonly entries = new Map<string, Entry>();
+  private baseUrl = '';
+
+  /** Sets this gateway's URL as the workers reach it, e.g. `http://10.0.0.5:4000`, once it listens. */
+  listenAt(baseUrl: string): void {
+    this.baseUrl = baseUrl.replace(/\/$/, '');
+  }
+
+  /** Open registrations (streamed requests in flight). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  open(): RelayRegistration {
+    const relayId = randomBytes(16).toString('base64url');
+    const token = randomBytes(32).toString('base64url');
+    const registration: RelayRegistration = {
+      target: { url: `${this.baseUrl}${RELAY_PATH}/${relayId}`, token },
+      onBatch: undefined,
+      close: () => {
+        this.entries.delete(relayId);
+      },
+    };
+    this.entries.set(relayId, { tokenSha256: sha256(token), registration });
+    return registration;
+  }
+
+  /** Handles one push; resolves to the HTTP status to answer with. */
+  receive(relayId: string, authorization: string | undefined, body: unknown): number {
+    const entry = this.entries.get(relayId);
+    if (!entry) return RelayReply.gone;
+    const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+    if (presented === undefined || !timingSafeEqual(sha256(presented), entry.tokenSha256))
+      return REFUSED.badToken;
+    const parsed = RelayBatchSchema.safeParse(body);
+    if (!parsed.success) return REFUSED.badBatch;
+    return entry.registration.onBatch?.(parsed.data) ?? RelayReply.gone;
+  }
+}

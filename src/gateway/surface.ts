@@ -1,0 +1,66 @@
+// The shape of one HTTP surface (OpenAI Chat Completions, Anthropic Messages): parse, answer, stream, fail. Node side.
+import type { GenerationRequestInput } from '../config/request';
+import type { OutputDelta } from '../providers/types';
+import type { RoutedCallResult } from '../routing/routing-record';
+import type { GatewayError } from './gateway-error';
+import type { RoutingSummary } from './routing-summary';
+
+export type Answer = RoutedCallResult['answer'];
+
+/** A surface request made neutral. */
+export interface SurfaceRequest {
+  /** The route the caller named in `model`; undefined for the default route. */
+  readonly route?: string;
+  readonly request: GenerationRequestInput;
+  readonly stream: boolean;
+  /** Whether the stream's last chunk carries usage (OpenAI asks with `stream_options.include_usage`). */
+  readonly includeUsage: boolean;
+}
+
+/** What every response of one call shares. */
+export interface ResponseIdentity {
+  /** The response's own id (`chatcmpl-…`, `msg_…`), derived from the workflow id. */
+  readonly id: string;
+  /** The served model id. */
+  readonly model: string;
+  /** Unix seconds. */
+  readonly created: number;
+}
+
+/** Renders one streamed response as SSE text, piece by piece. */
+export interface StreamRenderer {
+  /** The events before the first piece (OpenAI: the role chunk; Anthropic: `message_start`). */
+  start(identity: ResponseIdentity): string;
+  delta(delta: OutputDelta): string;
+  /** The closing events: finish reason, usage, the routing metadata, the end marker. */
+  finish(answer: Answer, routing: RoutingSummary): string;
+  /** The surface's own error event, which ends the stream. */
+  error(error: GatewayError, routing: RoutingSummary): string;
+}
+
+export interface Surface {
+  readonly name: 'openai' | 'anthropic';
+  /** Throws a {@link GatewayError} naming the field for anything the routed call cannot carry. */
+  parse(body: unknown): SurfaceRequest;
+  answer(answer: Answer, identity: ResponseIdentity, routing: RoutingSummary): unknown;
+  errorBody(error: GatewayError, routing?: RoutingSummary): unknown;
+  streamRenderer(request: SurfaceRequest): StreamRenderer;
+}
+
+/** One SSE event: an optional `event:` line, one `data:` line (JSON has no raw newlines), a blank line. */
+export function sseEvent(data: unknown, event?: string): string {
+  const text = typeof data === 'string' ? data : JSON.stringify(data);
+  return `${event !== undefined ? `event: ${event}\n` : ''}data: ${text}\n\n`;
+}
+
+/** The routing metadata as it appears in bodies and final events. */
+export function routingBody(routing: RoutingSummary | undefined): Record<string, unknown> | undefined {
+  if (!routing) return undefined;
+  return {
+    workflow_id: routing.workflowId,
+    ...(routing.route !== undefined ? { route: routing.route } : {}),
+    ...(routing.servedBy !== undefined ? { served_by: routing.servedBy } : {}),
+    ...(routing.fallbacks !== undefined ? { fallbacks: routing.fallbacks } : {}),
+    ...(routing.costUsd !== undefined ? { cost_usd: routing.costUsd } : {}),
+  };
+}
