@@ -57,8 +57,16 @@ export default tseslint.config(
   },
   {
     // Workflow code is replayed and must be deterministic: no I/O, no SDK clients, no worker-side modules.
-    // The config schemas and routing rules are bundled into workflows too, so the same rule holds there.
-    files: ['src/workflows/**/*.ts', 'src/routing/**/*.ts', 'src/config/**/*.ts'],
+    // The config schemas and routing rules are bundled into workflows too, so the same rule holds there, as it
+    // does for `switchyard/workflow` (src/workflow, bundled into users' workflows) and the examples' workflows.
+    files: [
+      'src/workflows/**/*.ts',
+      'src/workflow/**/*.ts',
+      'src/routing/**/*.ts',
+      'src/config/**/*.ts',
+      'examples/**/workflows.ts',
+      'examples/**/workflows/**/*.ts',
+    ],
     ignores: ['src/config/load-config.ts'],
     rules: {
       'no-restricted-imports': [
@@ -97,6 +105,11 @@ export default tseslint.config(
               ],
               allowTypeImports: true,
               message: 'Workflow code may import only types from worker-side modules (use `import type`).',
+            },
+            {
+              regex: '^switchyard(/(?!workflow$).*)?$',
+              allowTypeImports: true,
+              message: "Workflow code imports Switchyard's workflow entry point only: `switchyard/workflow`.",
             },
           ],
         },

@@ -2,7 +2,18 @@
 // Temporal dev server (started once by the global setup of the `temporal` project), and the heavier `reliability`
 // suite on the same server.
 const transform = { '^.+\\.ts$': 'ts-jest' };
-const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+// The package's entry points by name, as the examples import them (tsconfig.json "paths" says the same).
+const moduleNameMapper = {
+  '^switchyard$': '<rootDir>/src/index.ts',
+  '^switchyard/worker$': '<rootDir>/src/worker-entry.ts',
+  '^switchyard/workflow$': '<rootDir>/src/workflow/index.ts',
+};
+const common = {
+  testEnvironment: 'node',
+  transform,
+  moduleNameMapper,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -1,4 +1,5 @@
-// The package root: the application API and the types a caller needs. Node side.
+// The `switchyard` entry point: the application API and the types a caller needs; no worker code. Node side.
+// The worker is `switchyard/worker` (src/worker-entry.ts); users' workflows import `switchyard/workflow`.
 export { SwitchyardClient, validateCallInput, planRoutedCall } from './client/switchyard-client';
 export type {
   SwitchyardClientOptions,
@@ -6,7 +7,7 @@ export type {
   RoutedCallHandle,
   RoutedCallInspection,
 } from './client/switchyard-client';
-export { connectClient, connectWorker } from './client/connection';
+export { connectClient } from './client/connection';
 export type { ConnectionSettings, ClientSettings } from './client/connection';
 export {
   AesGcmCodec,
@@ -87,7 +88,6 @@ export type {
   LedgerTotals,
 } from './routing/ledger-state';
 export { LedgerPeriod } from './routing/ledger-window';
-export { createSwitchyardWorker, runWorker } from './worker';
 export { Schedules } from './client/schedules';
 export type {
   SchedulesOptions,

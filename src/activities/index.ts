@@ -1,6 +1,7 @@
 // createActivities(deps): every activity a Switchyard worker registers. Worker side.
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
+import { createAwaitRoutedCall } from './await-routed-call';
 import { createBreakerAccess } from './breaker-access';
 import { createAttemptTarget } from './attempt-target';
 import { createBeginCall } from './begin-call';
@@ -58,6 +59,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     reportBreakerOutcome,
     // Scheduled runs hand their results to a webhook or a directory.
     deliverResult: createDeliverResult(),
+    // A user's workflow that asks again for a call it already started (reset, retried) gets the existing one.
+    awaitRoutedCall: createAwaitRoutedCall(dependencies.client),
   };
 }
 
@@ -72,6 +75,7 @@ export type {
 export type { BeginCallInput, BeginCallResult } from './begin-call';
 export type { ReserveBudgetInput } from './reserve-budget';
 export type { DeliverResultInput, DeliveryReceipt, DeliveryTarget } from './deliver-result';
+export type { AwaitRoutedCallInput, RoutedCallOutcome } from './await-routed-call';
 export type {
   AdmitTargetInput,
   AdmitTargetResult,

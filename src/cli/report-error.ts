@@ -21,16 +21,10 @@ export function reportError(error: unknown, command: string | undefined, io: Com
     return ExitCode.temporalUnreachable;
   }
 
-  // Loaded only now: the client's error classes bring the whole Temporal client (about a second), which
-  // `--help` and a mistyped flag should not wait for.
-  const { IdempotencyConflictError, InvalidRequestError, RoutedCallError } =
-    require('../client/errors') as typeof import('../client/errors');
-  const { ConfigError } = require('../config/load-config') as typeof import('../config/load-config');
-  const { NamespaceNotFoundError, WorkflowNotFoundError } =
-    require('@temporalio/common') as typeof import('@temporalio/common');
-  const { PayloadTooLargeError } =
-    require('../codec/payload-limits') as typeof import('../codec/payload-limits');
-
+  // Loaded only now, and the Temporal client's error classes last (they bring the whole client, hundreds of
+  // milliseconds): `--help`, a mistyped flag, a bad request or config should not wait for them.
+  const { InvalidRequestError } =
+    require('../client/invalid-request-error') as typeof import('../client/invalid-request-error');
   if (error instanceof InvalidRequestError) {
     const flag = flagForField(error.field);
     const where = error.field ? ` at ${error.field}${flag ? ` (${flag})` : ''}` : '';
@@ -38,16 +32,21 @@ export function reportError(error: unknown, command: string | undefined, io: Com
     write(`invalid request${where}:${error.message.includes('\n') ? '\n' : ' '}${error.message}`);
     return ExitCode.usage;
   }
-  if (error instanceof IdempotencyConflictError) {
-    // A refused request like any other: nothing started, and the existing call is left as it is.
-    write(`${error.message} (--idempotency-key)`);
-    return ExitCode.usage;
+  const { ConfigError } = require('../config/load-config') as typeof import('../config/load-config');
+  if (error instanceof ConfigError) {
+    const missing = error.file !== undefined && !existsSync(error.file);
+    write(missing ? `${error.message}\nPass --config <path> or set SWITCHYARD_CONFIG.` : error.message);
+    return ExitCode.config;
   }
+  const { PayloadTooLargeError } =
+    require('../codec/payload-limits') as typeof import('../codec/payload-limits');
   if (error instanceof PayloadTooLargeError) {
     // Refused before anything was sent: a request that cannot be sent is a usage error, like a schema refusal.
     write(`request too large: ${error.message}`);
     return ExitCode.usage;
   }
+  const { NamespaceNotFoundError, WorkflowNotFoundError } =
+    require('@temporalio/common') as typeof import('@temporalio/common');
   if (error instanceof NamespaceNotFoundError) {
     write(`namespace "${error.namespace}" does not exist (set by --namespace or TEMPORAL_NAMESPACE)`);
     return ExitCode.usage;
@@ -56,10 +55,12 @@ export function reportError(error: unknown, command: string | undefined, io: Com
     write(`no workflow with id "${error.workflowId}" in this namespace`);
     return ExitCode.usage;
   }
-  if (error instanceof ConfigError) {
-    const missing = error.file !== undefined && !existsSync(error.file);
-    write(missing ? `${error.message}\nPass --config <path> or set SWITCHYARD_CONFIG.` : error.message);
-    return ExitCode.config;
+  const { IdempotencyConflictError, RoutedCallError } =
+    require('../client/errors') as typeof import('../client/errors');
+  if (error instanceof IdempotencyConflictError) {
+    // A refused request like any other: nothing started, and the existing call is left as it is.
+    write(`${error.message} (--idempotency-key)`);
+    return ExitCode.usage;
   }
   if (error instanceof RoutedCallError) {
     write(`the routed call failed (${error.type}): ${error.message}`);

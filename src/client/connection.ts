@@ -2,7 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { resolveDataConverter } from '../codec/data-converter';
 
 export interface ConnectionSettings {
@@ -41,10 +41,13 @@ export async function connectClient(settings: ClientSettings = {}): Promise<Clie
   return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
 }
 
-/** A worker-side connection with the same settings. */
+/** A worker-side connection with the same settings (exported from `switchyard/worker`). */
 export async function connectWorker(
   settings: ConnectionSettings = {},
 ): Promise<{ connection: NativeConnection; namespace: string }> {
   const { connectionOptions, namespace } = resolveSettings(settings);
+  // Loaded here, not at the top: a client importing this module must not load the worker SDK (its native
+  // bridge, webpack, ~0.4 s and 10 MB).
+  const { NativeConnection } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   return { connection: await NativeConnection.connect(connectionOptions), namespace };
 }

@@ -74,16 +74,8 @@ export class RoutedCallError extends Error implements RoutedCallErrorFields {
   }
 }
 
-/** A request refused before any workflow started; `field` is the path of the first bad field. */
-export class InvalidRequestError extends Error {
-  override readonly name = 'InvalidRequestError';
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-  }
-}
+// Apart, so validating a call (the CLI's `plan`, a bad flag) does not load the Temporal client.
+export { InvalidRequestError } from './invalid-request-error';
 
 /**
  * An idempotency key reused with a different input: the key's call exists (running or ended) and was started

@@ -10,15 +10,8 @@ import {
 import { TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
-import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
-import type { ResolvedRoute } from '../config/resolved-route';
-import {
-  RoutedCallInputSchema,
-  type RoutedCallInput,
-  type RoutedCallInputValue,
-} from '../config/routed-call-input';
-import { firstIssueField, prettifyIssues } from '../config/strict-object';
-import { planCall, type CallPlan } from '../routing/call-plan';
+import type { RoutedCallInputValue } from '../config/routed-call-input';
+import type { CallPlan } from '../routing/call-plan';
 import type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import {
   attemptsQuery,
@@ -34,11 +27,15 @@ import { routedCallStartAttributes, startRouteName } from '../workflows/search-a
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
 import { Schedules } from './schedules';
+import { checkCallAgainstConfig, planRoutedCall, validateCallInput } from './call-input';
 import { IdempotencyConflictError, InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
 import { callInputDigest, INPUT_DIGEST_MEMO } from './input-digest';
 import { routedCallStaticDetails } from './call-details';
 import { callInputSizeRules, checkCallInputSize } from './call-input-size';
 import { staticSummary } from './request-digest';
+
+// Still exported from here; they live apart so that validating and planning a call load no Temporal client.
+export { validateCallInput, planRoutedCall };
 
 export interface SwitchyardClientOptions {
   /**
@@ -89,49 +86,6 @@ export interface RoutedCallInspection {
   readonly attempts: readonly AttemptRecord[];
   /** Why the call ended without an answer: a `RoutedCallFailureType`, or `Terminated` / `TimedOut`. */
   readonly error?: { readonly type: string; readonly message: string };
-}
-
-/** Validates a call's input and names the first bad field, before anything starts. */
-export function validateCallInput(input: RoutedCallInputValue): RoutedCallInput {
-  const parsed = RoutedCallInputSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new InvalidRequestError(
-      `Invalid routed call:\n${prettifyIssues(parsed.error)}`,
-      firstIssueField(parsed.error),
-    );
-  }
-  return parsed.data;
-}
-
-/** The call's route resolved against `config`; an unknown route, provider or model names its field. */
-function resolveCallRoute(config: Config, call: RoutedCallInput): ResolvedRoute {
-  try {
-    return resolveRoute(config, call.route);
-  } catch (error) {
-    if (error instanceof RouteResolutionError) throw new InvalidRequestError(error.message, error.field);
-    throw error;
-  }
-}
-
-/** What a call would do now, planned against `config`; needs no Temporal connection. */
-export function planRoutedCall(config: Config, input: RoutedCallInputValue): CallPlan {
-  const validated = validateCallInput(input);
-  return planCall(resolveCallRoute(config, validated), validated.request, validated.deadlineMs);
-}
-
-/**
- * Refuses, before anything starts, a call the workers would refuse for its route: one they cannot resolve,
- * or one without a budget scope on a route that requires it. The workers check again against their config.
- * @throws InvalidRequestError naming the field
- */
-export function checkCallAgainstConfig(config: Config, call: RoutedCallInput): void {
-  const route = resolveCallRoute(config, call);
-  if (route.requireBudget && call.budget === undefined) {
-    throw new InvalidRequestError(
-      `route ${route.name} requires a budget scope and the call names none`,
-      'budget',
-    );
-  }
 }
 
 export class SwitchyardClient {

@@ -30,6 +30,15 @@ export function routedCallWorkflowId(idempotencyKey: string): string {
   return `switchyard-call-${idempotencyKey}`;
 }
 
+/**
+ * Workflow id of a routed call a user's workflow makes without an idempotency key (`switchyard/workflow`):
+ * derived from the parent's id and the call's name in it, so a replayed, reset or retried parent asks for the
+ * same call again instead of a new one.
+ */
+export function childCallWorkflowId(parentWorkflowId: string, callId: string): string {
+  return `${parentWorkflowId}-${callId}`;
+}
+
 /** The attempts of a routed call that have ended so far (an attempt in flight is listed once it ends). */
 export const attemptsQuery = defineQuery<AttemptRecord[]>('attempts');
 

@@ -4,12 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type WorkflowBundlePath } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { RoutedCallError } from '../../src/client/errors';
 import type { RoutedCallHandle } from '../../src/client/switchyard-client';
@@ -73,7 +68,7 @@ function restartConfig(fake: FakeProvider): Config {
 }
 
 let fake: FakeProvider;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundlePath;
 let directory: string;
 beforeAll(async () => {
   // While the engine is down the worker's native client retries and warns on every call: expected here.

@@ -1,7 +1,7 @@
 // The relay with two worker processes and two gateways: every piece reaches the gateway holding its caller, and a
 // worker SIGKILLed mid-stream ends that stream with an error event, never with a second model's text.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -26,6 +26,7 @@ let context: TemporalTestContext;
 let fake: FakeProvider;
 let config: Config;
 let directory: string;
+let bundlePath: string;
 let keys: KeyStore;
 let key: string;
 const taskQueue = uniqueName('switchyard-relay');
@@ -39,7 +40,8 @@ async function startWorker(slots: number): Promise<number> {
     environment: {
       GATEWAY_FAKE_URL: fake.url,
       GATEWAY_TASK_QUEUE: taskQueue,
-      GATEWAY_BUNDLE_PATH: path.join(directory, 'workflows.js'),
+      // The run's shared bundle file: webpack in every worker process would cost seconds each.
+      GATEWAY_BUNDLE_PATH: bundlePath,
       GATEWAY_ACTIVITY_SLOTS: String(slots),
     },
     onSpawn: (child) => {
@@ -59,7 +61,7 @@ beforeAll(async () => {
   ]);
   config = gatewayConfig(fake);
   directory = mkdtempSync(path.join(tmpdir(), 'switchyard-relay-'));
-  writeFileSync(path.join(directory, 'workflows.js'), bundle.code);
+  bundlePath = bundle.codePath;
   keys = new KeyStore({ file: path.join(directory, 'keys.json') });
   key = keys.create({ routes: ['support'] }).key;
   await terminateBreakers(context, config);

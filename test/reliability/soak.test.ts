@@ -1,7 +1,7 @@
 // Soak: N routed calls under seeded random provider faults, audited for defined ends, exact ledgers, breakers, memory.
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import type { BreakerView } from '../../src/client/breakers';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
@@ -45,7 +45,7 @@ type BudgetedScope = Exclude<SoakScopeKind, 'none'>;
 
 let temporal: TemporalTestContext;
 let fake: FakeProvider;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundlePath;
 
 beforeAll(async () => {
   [temporal, fake, bundle] = await Promise.all([

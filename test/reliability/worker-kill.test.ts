@@ -2,13 +2,10 @@
 // heartbeat timeout notices the lost attempt, the call fails over, and the ledger charges the lost bound once.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import type { Config } from '../../src/config/config';
@@ -61,8 +58,7 @@ const servedUsage = { inputTokens: 9, cachedInputTokens: 2, outputTokens: 13 };
 let context: TemporalTestContext;
 let fake: FakeProvider;
 let config: Config;
-let bundle: WorkflowBundleWithSourceMap;
-let bundleDirectory: string;
+let bundle: WorkflowBundlePath;
 /**
  * The worker that lives through every run: it hosts the breaker and ledger entities. Each run's call is taken
  * over by a second worker started on the run's queue after the kill, so until the kill the doomed process is
@@ -119,8 +115,6 @@ beforeAll(async () => {
     bundleSwitchyardWorkflows(),
   ]);
   config = reliabilityConfig(fake);
-  bundleDirectory = mkdtempSync(path.join(tmpdir(), 'switchyard-kill-'));
-  writeFileSync(path.join(bundleDirectory, 'workflows.js'), bundle.code);
 
   // Entities are shared per server: start from fresh ones, hosted by this file's surviving worker. Once they run
   // there, the doomed workers' own entity queues stay empty (update- and signal-with-start join a running entity
@@ -154,7 +148,6 @@ afterAll(async () => {
   await survivorRunning;
   await fake?.close();
   await context?.close();
-  if (bundleDirectory) rmSync(bundleDirectory, { recursive: true, force: true });
 });
 
 /** A worker process polling a queue of its own, so that nothing but it can take a call started there. */
@@ -171,7 +164,8 @@ async function startDoomedWorker(): Promise<DoomedWorker> {
     environment: {
       RELIABILITY_TASK_QUEUE: taskQueue,
       RELIABILITY_FAKE_URL: fake.url,
-      RELIABILITY_BUNDLE_PATH: path.join(bundleDirectory, 'workflows.js'),
+      // The run's shared bundle file: webpack in every child would cost seconds per run.
+      RELIABILITY_BUNDLE_PATH: bundle.codePath,
       RELIABILITY_STICKY_TIMEOUT_MS: String(STICKY_TIMEOUT_MS),
     },
     onSpawn: (spawned) => children.add(spawned),

@@ -1,8 +1,7 @@
 // Per-file harness for breaker tests: dev server, fake provider, the breaker test bundle, workers, polling.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import type { Config } from '../../src/config/config';
@@ -11,18 +10,16 @@ import type { BreakerPolicy } from '../../src/config/route';
 import { startFakeProvider, type FakeProvider } from '../../src/fake-provider';
 import type { breakerWorkflow } from '../../src/workflows/breaker/breaker-workflow';
 import { breakerWorkflowId, stateQuery, type BreakerSnapshot } from '../../src/workflows/breaker/definitions';
+import { sharedWorkflowBundle } from './shared-bundles';
 import type { GatedCallInput, GatedCallResult, gatedCallWorkflow } from './breaker-test-workflows';
 import { connectForTest, uniqueName, type TemporalTestContext } from './temporal';
 import { TEST_API_KEYS, testConfig } from './test-config';
 
 export const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
 
-/** Bundles the breaker test workflows (the entity plus a gated attempt). */
-export function bundleBreakerTestWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    workflowsPath: require.resolve('./breaker-test-workflows'),
-    logger: new DefaultLogger('WARN'),
-  });
+/** The breaker test workflows (the entity plus a gated attempt), bundled once per Jest run. */
+export function bundleBreakerTestWorkflows(): Promise<WorkflowBundlePath> {
+  return sharedWorkflowBundle('breaker-test');
 }
 
 export interface BreakerKey {
@@ -72,7 +69,7 @@ export interface BreakerHarness {
   readonly temporal: TemporalTestContext;
   readonly fake: FakeProvider;
   readonly config: Config;
-  readonly bundle: WorkflowBundleWithSourceMap;
+  readonly bundle: WorkflowBundlePath;
   /** Runs `body` while a worker polls `taskQueue`; returns what `body` returns. */
   withWorker<T>(setup: WorkerSetup, body: (taskQueue: string) => Promise<T>): Promise<T>;
   /** Runs one gated attempt on `taskQueue` and waits for it. */

@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address }),
     taskQueue,
-    workflowsPath: require.resolve('./breaker-test-workflows'),
+    // The run's shared bundle (test/support/shared-bundles.ts): webpack in every process would cost seconds.
+    workflowBundle: { codePath: requiredEnvironment('BREAKER_TEST_BUNDLE_PATH') },
     activities: createActivities({
       config,
       client,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import type { Config } from '../../src/config/config';
@@ -70,7 +70,7 @@ export interface GatewayHarness {
   readonly fake: FakeProvider;
   readonly config: Config;
   readonly keys: KeyStore;
-  readonly bundle: WorkflowBundleWithSourceMap;
+  readonly bundle: WorkflowBundlePath;
   /** A worker on a fresh task queue, a gateway in front of it, and SDK clients pointed at the gateway. */
   withGateway<T>(
     body: (context: GatewayContext) => Promise<T>,

@@ -1,6 +1,6 @@
 // Per-file harness for routed-call tests: dev server connection, fake provider, workflow bundle, workers.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
@@ -66,7 +66,7 @@ async function terminateBreakers(temporal: TemporalTestContext, config: Config):
 async function runWithWorker<T>(
   temporal: TemporalTestContext,
   config: Config,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundlePath,
   body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
   taskQueue = uniqueName('switchyard-test'),
 ): Promise<T> {

@@ -1,13 +1,7 @@
 // Per-file harness for ledger tests: dev server connection, the ledger test bundle, worker processes with budgets.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, type WorkflowHandle } from '@temporalio/client';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  NativeConnection,
-  Worker,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { Ledgers } from '../../src/client/ledgers';
 import type { Config } from '../../src/config/config';
@@ -15,6 +9,7 @@ import { parseConfig } from '../../src/config/load-config';
 import type { ReservationDecision } from '../../src/routing/ledger-state';
 import { entityTaskQueue } from '../../src/workflows/definitions';
 import type { LedgerCallerInput, ledgerCallerWorkflow } from './ledger-test-workflows';
+import { sharedWorkflowBundle } from './shared-bundles';
 import { connectForTest, temporalAddress, uniqueName, type TemporalTestContext } from './temporal';
 
 export interface LedgerTestContext {
@@ -42,13 +37,7 @@ export interface LedgerHarness {
 }
 
 export async function startLedgerHarness(): Promise<LedgerHarness> {
-  const [temporal, bundle] = await Promise.all([
-    connectForTest(),
-    bundleWorkflowCode({
-      workflowsPath: require.resolve('./ledger-test-workflows'),
-      logger: new DefaultLogger('WARN'),
-    }),
-  ]);
+  const [temporal, bundle] = await Promise.all([connectForTest(), sharedWorkflowBundle('ledger-test')]);
   return {
     temporal,
     withWorkers: (options, body) => runWithWorkers(temporal, bundle, options, body),
@@ -65,7 +54,7 @@ export async function startLedgerHarness(): Promise<LedgerHarness> {
 async function createWorkerProcess(
   connection: NativeConnection,
   config: Config,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundlePath,
   queues: { readonly call: string; readonly entity: string },
 ): Promise<Worker[]> {
   const client = new Client({ connection });
@@ -78,7 +67,7 @@ async function createWorkerProcess(
 
 async function runWithWorkers<T>(
   temporal: TemporalTestContext,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundlePath,
   options: { workers?: number; budgets?: Config['budgets'] },
   body: (context: LedgerTestContext) => Promise<T>,
 ): Promise<T> {

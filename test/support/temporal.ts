@@ -1,13 +1,8 @@
-// Helpers for tests on the real dev server: connections, one workflow bundle per file, unique names.
+// Helpers for tests on the real dev server: connections, the run's shared workflow bundle, unique names.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
-import { bundleSwitchyardWorkflows as bundleWorkflows } from '../../src/workflow-bundle';
+import { DefaultLogger, NativeConnection, Runtime, type WorkflowBundlePath } from '@temporalio/worker';
+import { sharedWorkflowBundle } from './shared-bundles';
 
 let runtimeInstalled = false;
 
@@ -46,9 +41,9 @@ export async function connectForTest(): Promise<TemporalTestContext> {
   };
 }
 
-/** Bundles `src/workflows` once, as a worker does; call it in `beforeAll`. */
-export function bundleSwitchyardWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflows();
+/** `src/workflows` bundled once per Jest run (by the global setup), as a file; call it in `beforeAll`. */
+export function bundleSwitchyardWorkflows(): Promise<WorkflowBundlePath> {
+  return sharedWorkflowBundle('switchyard');
 }
 
 export function uniqueName(prefix: string): string {

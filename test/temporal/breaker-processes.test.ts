@@ -34,6 +34,7 @@ async function startBreakerWorker(taskQueue: string, entityTaskQueue: string): P
       BREAKER_TEST_TASK_QUEUE: taskQueue,
       BREAKER_TEST_ENTITY_TASK_QUEUE: entityTaskQueue,
       BREAKER_TEST_FAKE_URL: harness.fake.url,
+      BREAKER_TEST_BUNDLE_PATH: harness.bundle.codePath,
       SWITCHYARD_BREAKER_HINT_TTL_MS: '200',
     },
     onSpawn: (child) => children.add(child),

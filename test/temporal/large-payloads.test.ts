@@ -6,18 +6,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { ENCRYPTED_ENCODING } from '../../src/codec/aes-gcm-codec';
 import { PayloadCodecChain } from '../../src/codec/codec-chain';
 import { createCodecKeyring } from '../../src/codec/codec-key';
 import { startCodecServer } from '../../src/codec/codec-server';
-import {
-  ENCRYPTING_FAILURE_CONVERTER_PATH,
-  switchyardDataConverter,
-  switchyardPayloadCodecs,
-} from '../../src/codec/data-converter';
+import { switchyardDataConverter, switchyardPayloadCodecs } from '../../src/codec/data-converter';
 import { FilesystemPayloadStore } from '../../src/codec/filesystem-payload-store';
 import { PayloadTooLargeError } from '../../src/codec/payload-limits';
 import { isReferencePayload, PAYLOAD_REFERENCE_ENCODING } from '../../src/codec/payload-store-codec';
@@ -31,6 +27,7 @@ import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
 import { routedCallWorkflowId } from '../../src/workflows/definitions';
 import { createSwitchyardWorker } from '../../src/worker';
 import { ExitCode } from '../../src/cli/exit-codes';
+import { sharedWorkflowBundle } from '../support/shared-bundles';
 import { connectForTest, temporalAddress, uniqueName, type TemporalTestContext } from '../support/temporal';
 import { fakeProviders, TEST_API_KEYS } from '../support/test-config';
 import { run } from '../unit/cli/cli-test-io';
@@ -45,7 +42,7 @@ const keyring = createCodecKeyring({ id: keyId, material: keyMaterial });
 
 let context: TemporalTestContext;
 let fake: FakeProvider;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundlePath;
 let config: Config;
 /** The payload store's directory. */
 let directory: string;
@@ -57,11 +54,7 @@ beforeAll(async () => {
     connectForTest(),
     startFakeProvider(),
     // As createSwitchyardWorker bundles with a codec key: workflow failures use the encrypting converter.
-    bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
-      failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH,
-      logger: new DefaultLogger('WARN'),
-    }),
+    sharedWorkflowBundle('switchyard-encrypting'),
   ]);
   const providers = fakeProviders(fake, { openai: ['gpt-long', 'gpt-long-b'], anthropic: ['claude-long'] });
   // Long-context models: the window must hold a several-megabyte prompt's token bound.

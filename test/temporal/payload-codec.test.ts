@@ -2,13 +2,12 @@
 // the codec server as the Web UI calls it, and `start-dev --ui-codec-endpoint`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { bundleSwitchyardWorkflows } from '../../src/workflow-bundle';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../src/codec/aes-gcm-codec';
 import { createCodecKeyring, type CodecKeyring } from '../../src/codec/codec-key';
-import { encryptingDataConverter, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
+import { encryptingDataConverter } from '../../src/codec/data-converter';
 import { startCodecServer, type CodecServer } from '../../src/codec/codec-server';
 import type { RoutedCallError } from '../../src/client/errors';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
@@ -20,6 +19,7 @@ import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
 import { ledgerWorkflowId } from '../../src/workflows/ledger/ledger-definitions';
 import { createSwitchyardWorker } from '../../src/worker';
 import { expectRoutedCallError } from '../support/expect-failure';
+import { sharedWorkflowBundle } from '../support/shared-bundles';
 import { connectForTest, uniqueName, type TemporalTestContext } from '../support/temporal';
 import { TEST_API_KEYS, testConfig } from '../support/test-config';
 import { run } from '../unit/cli/cli-test-io';
@@ -29,7 +29,7 @@ type RawPayload = temporal.api.common.v1.IPayload;
 
 let context: TemporalTestContext;
 let fake: FakeProvider;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundlePath;
 let config: Config;
 const keyId = `e2e-${randomUUID().slice(0, 8)}`;
 const keyMaterial = randomBytes(32);
@@ -41,7 +41,7 @@ beforeAll(async () => {
     connectForTest(),
     startFakeProvider(),
     // Bundled as createSwitchyardWorker does with a codec key: workflow failures use the encrypting converter.
-    bundleSwitchyardWorkflows({ failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH }),
+    sharedWorkflowBundle('switchyard-encrypting'),
   ]);
   config = testConfig(fake);
 });

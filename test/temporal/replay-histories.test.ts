@@ -9,7 +9,7 @@ import {
   Runtime,
   Worker,
   type ReplayResult,
-  type WorkflowBundleWithSourceMap,
+  type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import {
@@ -34,7 +34,7 @@ function replayInput(fixture: HistoryFixture): HistoryAndWorkflowId {
 
 /** Replays `chosen` one after another on one replay worker; results in the same order. */
 async function replay(
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundleOption,
   chosen: readonly HistoryFixture[],
 ): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
@@ -47,7 +47,7 @@ async function replay(
   return results;
 }
 
-function bundleTestWorkflows(file: string): Promise<WorkflowBundleWithSourceMap> {
+function bundleTestWorkflows(file: string): Promise<WorkflowBundleOption> {
   return bundleWorkflowCode({ workflowsPath: require.resolve(file), logger: new DefaultLogger('WARN') });
 }
 

@@ -2,7 +2,7 @@
 // got a negative timeout: Temporal refused it, the workflow task failed, and the retried task restarted the
 // deadline's clock, so the call ran on (and succeeded) long after its deadline.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { RoutedCallError } from '../../src/client/errors';
@@ -27,7 +27,7 @@ const STUCK_AFTER_MS = 45_000;
 
 let temporal: TemporalTestContext;
 let fake: FakeProvider;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundlePath;
 
 beforeAll(async () => {
   [temporal, fake, bundle] = await Promise.all([

@@ -1,10 +1,9 @@
 // `switchyard breakers`: list circuit breakers, show one with its transitions, or reset one. Node side.
-import { Breakers, type BreakerView, type UnreadableBreaker } from '../../client/breakers';
+import type { BreakerView, UnreadableBreaker } from '../../client/breakers';
 import type { JudgedBreakerPolicy } from '../../routing/breaker-judgement';
 import { parseBreakerKey } from '../../routing/breaker-state';
 import { temporalUnreachable, UsageError } from '../cli-errors';
 import type { Command } from '../command';
-import { connectSwitchyard, isTemporalUnavailable } from '../connect-temporal';
 import { ExitCode } from '../exit-codes';
 import { nonEmptyFlag } from '../flag-values';
 import type { FlagTable } from '../flags';
@@ -261,6 +260,10 @@ export const breakersCommand: Command = {
     }
     const key = action === 'show' || action === 'reset' ? readKey(target, action) : undefined;
 
+    // Loaded once the arguments are checked: the Temporal client is most of this command's start-up.
+    const { connectSwitchyard, isTemporalUnavailable } =
+      require('../connect-temporal') as typeof import('../connect-temporal');
+    const { Breakers } = require('../../client/breakers') as typeof import('../../client/breakers');
     const connection = await connectSwitchyard(globals);
     try {
       const breakers = new Breakers(connection.temporal);

@@ -1,11 +1,7 @@
 // `switchyard call`: runs one routed call, prints the answer on stdout and the routing record on stderr. Node side.
-import { checkCallAgainstConfig, validateCallInput } from '../../client/switchyard-client';
-import { callInputSizeRulesFromEnvironment, checkCallInputSize } from '../../client/call-input-size';
 import { CodecSettingsError } from '../../codec/codec-settings-error';
-import { loadConfigIfPresent } from '../../config/load-config';
-import { RoutedCallError } from '../../client/errors';
+import type { RoutedCallError } from '../../client/errors';
 import type { RoutedCallResult } from '../../routing/routing-record';
-import { routedCallWorkflowId } from '../../workflows/definitions';
 import type { Command } from '../command';
 import type { CommandIo } from '../command-io';
 import { temporalUnreachable, UsageError } from '../cli-errors';
@@ -91,6 +87,9 @@ export const callCommand: Command = {
     const globals = readGlobalOptions(parsed);
     const json = booleanFlag(parsed, 'json');
     const idempotencyKey = readIdempotencyKey(parsed);
+    // Here rather than at the top: the shared names load the workflow SDK, which `call --help` need not wait for.
+    const { routedCallWorkflowId } =
+      require('../../workflows/definitions') as typeof import('../../workflows/definitions');
     // The key becomes the workflow id, which Temporal caps (`limit.maxIDLength`): refuse it here, by name,
     // rather than as a bare "Failed to start Workflow" from the server.
     if (
@@ -111,8 +110,14 @@ export const callCommand: Command = {
     });
     // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up; a prompt too large for
     // Temporal (with no payload store) is one.
+    // The schemas (zod) load here, not with the module: `call --help` needs none of them.
+    const { checkCallAgainstConfig, validateCallInput } =
+      require('../../client/call-input') as typeof import('../../client/call-input');
     const input = validateCallInput(buildCallInput(requestFlags, prompt, callFlags));
     try {
+      // Loaded here: the size rules bring Temporal's protobuf definitions, which `call --help` need not wait for.
+      const { callInputSizeRulesFromEnvironment, checkCallInputSize } =
+        require('../../client/call-input-size') as typeof import('../../client/call-input-size');
       checkCallInputSize(input, callInputSizeRulesFromEnvironment());
     } catch (error) {
       if (error instanceof CodecSettingsError) throw new UsageError(error.message);
@@ -121,6 +126,8 @@ export const callCommand: Command = {
     // The config is read as for `plan` and `schedule`: one that is named (--config, SWITCHYARD_CONFIG) or
     // present must load (exit 3), and a route it cannot resolve is refused here (exit 2), so such a call never
     // reaches Temporal. Only a client with no config at all leaves the check to the workers.
+    const { loadConfigIfPresent } =
+      require('../../config/load-config') as typeof import('../../config/load-config');
     const config = loadConfigIfPresent(globals.configFile);
     if (config) checkCallAgainstConfig(config, input);
 
@@ -128,6 +135,7 @@ export const callCommand: Command = {
     // more), which a mistyped flag should not wait for.
     const { connectSwitchyard, isTemporalUnavailable } =
       require('../connect-temporal') as typeof import('../connect-temporal');
+    const { RoutedCallError } = require('../../client/errors') as typeof import('../../client/errors');
     const connection = await connectSwitchyard(globals, config);
     try {
       const handle = await connection.switchyard.start(input, idempotencyKey ? { idempotencyKey } : {});

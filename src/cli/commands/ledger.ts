@@ -1,9 +1,8 @@
 // `switchyard ledger <scope>`: a budget scope's limit, spend and open reservations; sets its limit. Node side.
-import { BudgetScopeSchema, MAX_LIMIT_USD, type BudgetLimitChange } from '../../config/budget';
+import type { BudgetLimitChange } from '../../config/budget';
 import { LEDGER_PERIODS, type LedgerPeriod } from '../../routing/ledger-window';
 import { temporalUnreachable, UsageError } from '../cli-errors';
 import type { Command } from '../command';
-import { connectSwitchyard, isTemporalUnavailable } from '../connect-temporal';
 import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
 import { numberFlag } from '../flag-values';
@@ -79,6 +78,8 @@ export function readLimitChange(parsed: ParsedArguments): BudgetLimitChange | un
   if (limitUsd !== undefined && limitUsd < 0)
     throw new UsageError(`--limit-usd must not be negative, got ${limitUsd}`);
   // Checked here as well as by the client, so an out-of-range limit is refused before connecting.
+  // The budget rules come with zod: loaded when a command line is checked, not for `ledger --help`.
+  const { MAX_LIMIT_USD } = require('../../config/budget') as typeof import('../../config/budget');
   if (limitUsd !== undefined && limitUsd > MAX_LIMIT_USD)
     throw new UsageError(`--limit-usd must be at most ${MAX_LIMIT_USD}, got ${limitUsd}`);
   if (limitUsd === undefined && !unlimited) {
@@ -98,10 +99,14 @@ export const ledgerCommand: Command = {
     const [scope, ...extra] = parsed.positionals;
     if (scope === undefined || scope.trim() === '') throw new UsageError('missing the budget <scope>');
     if (extra.length) throw new UsageError(`expected one scope, got ${parsed.positionals.length}`);
+    const { BudgetScopeSchema } = require('../../config/budget') as typeof import('../../config/budget');
     if (!BudgetScopeSchema.safeParse(scope).success)
       throw new UsageError(`the budget <scope> is 1-200 characters, got ${scope.length}`);
     const change = readLimitChange(parsed);
 
+    // Loaded once the arguments are checked: the Temporal client is most of this command's start-up.
+    const { connectSwitchyard, isTemporalUnavailable } =
+      require('../connect-temporal') as typeof import('../connect-temporal');
     const connection = await connectSwitchyard(globals);
     try {
       const ledgers = connection.switchyard.ledgers;

@@ -1,6 +1,4 @@
 // `switchyard plan`: what a call would do now (attempt order, timeouts, cost bounds), from the config alone. Node side.
-import { planRoutedCall, validateCallInput } from '../../client/switchyard-client';
-import { loadConfig } from '../../config/load-config';
 import type { Command } from '../command';
 import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';
@@ -68,6 +66,10 @@ export const planCommand: Command = {
       fallback: PLACEHOLDER_PROMPT,
     });
     // A bad request is reported as such (exit 2) even when the config is also missing.
+    // The schemas (zod) load here, not with the module: `plan --help` needs none of them.
+    const { planRoutedCall, validateCallInput } =
+      require('../../client/call-input') as typeof import('../../client/call-input');
+    const { loadConfig } = require('../../config/load-config') as typeof import('../../config/load-config');
     const input = validateCallInput(buildCallInput(requestFlags, prompt));
     const plan = planRoutedCall(loadConfig(globals.configFile), input);
     io.stdout.write(

@@ -3,14 +3,10 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
-  ChildWorkflowFailure,
   executeChild,
   isCancellation,
   patched,
   proxyActivities,
-  TerminatedFailure,
-  TimeoutFailure,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -26,6 +22,7 @@ import {
 import { RoutedCallFailureType, type RoutingRecord } from '../../routing/routing-record';
 import type { routedCallV2Workflow } from '../routed-call/routed-call-workflow';
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../definitions';
+import { readChildCallFailure } from '../routed-call-child';
 
 /** Patch id of starting the routed call as `routedCallV2Workflow` (the lean hot path). */
 const ROUTED_CALL_V2_CHILD_PATCH = 'routed-call-v2-child';
@@ -75,23 +72,7 @@ function callFailure(error: unknown): {
   record: RoutingRecord | null;
   failure: ApplicationFailure;
 } {
-  const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause : error;
-  let type = 'Failed';
-  let details: unknown[] = [];
-  if (cause instanceof ApplicationFailure) {
-    type = cause.type ?? type;
-    details = cause.details ?? [];
-  } else if (cause instanceof CancelledFailure) {
-    type = RoutedCallFailureType.cancelled;
-    details = cause.details ?? [];
-  } else if (cause instanceof TerminatedFailure) {
-    type = 'Terminated';
-  } else if (cause instanceof TimeoutFailure) {
-    type = 'TimedOut';
-  }
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const first = details[0] as Partial<RoutingRecord> | undefined;
-  const record = first && Array.isArray(first.attempts) ? (first as RoutingRecord) : null;
+  const { type, message, details, record } = readChildCallFailure(error);
   // Ends this run with the call's own type and details, so `schedules.results` reads it like the call's error.
   const failure = ApplicationFailure.create({ type, message, nonRetryable: true, details });
   return { error: { type, message }, record, failure };
