@@ -1,14 +1,6 @@
-// Ledger bench callers: N concurrent callers reserve on one scope through the worker's reserve path. Worker process.
-import type { Client } from '@temporalio/client';
-import type { ReservationDecision, ReservationRequest } from '../src/routing/ledger-state';
-import { ledgerWorkflowId, settleSignal } from '../src/workflows/ledger/ledger-definitions';
+// Ledger bench callers: N concurrent callers reserve and settle on one scope as attempts do (the worker's batcher). Worker process.
+import type { LedgerMessageBatcher } from '../src/activities/ledger-batcher';
 import type { LedgerResult } from './protocol';
-
-/** The reserve step exactly as a routed call's local activity runs it (batcher + update-with-start). */
-export type ReserveBudget = (input: {
-  scope: string;
-  request: ReservationRequest;
-}) => Promise<ReservationDecision>;
 
 export interface LedgerCallersOptions {
   readonly scope: string;
@@ -26,11 +18,9 @@ const MAX_ERRORS_PER_CALLER = 5;
  * until the ledger refuses it: the scope's limit decides exactly how many grants there can be.
  */
 export async function runLedgerCallers(
-  client: Client,
-  reserveBudget: ReserveBudget,
+  batcher: Pick<LedgerMessageBatcher, 'reserve' | 'settle'>,
   options: LedgerCallersOptions,
 ): Promise<LedgerResult> {
-  const ledger = client.workflow.getHandle(ledgerWorkflowId(options.scope));
   const reserveLatenciesMs: number[] = [];
   const errors: string[] = [];
   let granted = 0;
@@ -50,9 +40,11 @@ export async function runLedgerCallers(
       const reservationId = `bench-ledger/${options.scope}/${callerIndex}/${sequence}`;
       const began = performance.now();
       try {
-        const decision = await reserveBudget({
-          scope: options.scope,
-          request: { reservationId, amountNanoUsd: options.amountNanoUsd, holder: 'bench', leaseMs: 600_000 },
+        const decision = await batcher.reserve(options.scope, {
+          reservationId,
+          amountNanoUsd: options.amountNanoUsd,
+          holder: 'bench',
+          leaseMs: 600_000,
         });
         reserveLatenciesMs.push(performance.now() - began);
         if (!decision.granted) {
@@ -61,7 +53,7 @@ export async function runLedgerCallers(
         }
         granted += 1;
         lastGrantAt = performance.now();
-        await ledger.signal(settleSignal, {
+        await batcher.settle(options.scope, {
           reservationId,
           costNanoUsd: options.amountNanoUsd,
           costKnown: true,

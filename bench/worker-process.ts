@@ -9,7 +9,8 @@ import {
   Worker,
   type ActivityInterceptorsFactory,
 } from '@temporalio/worker';
-import { createActivities } from '../src/activities';
+import { LedgerMessageBatcher } from '../src/activities/ledger-batcher';
+import { createLedgerSender } from '../src/activities/reserve-budget';
 import { createProviderRegistry, type ProviderRegistry } from '../src/activities/provider-registry';
 import { SwitchyardClient } from '../src/client/switchyard-client';
 import type { Config } from '../src/config/config';
@@ -139,7 +140,9 @@ async function driver(context: Context): Promise<Role> {
     return switchyards.get(queue)!;
   };
   // A second reserve path, built exactly as the worker builds its own (one batcher per worker).
-  const { reserveBudget } = createActivities({ config, client, taskQueue: entityTaskQueue(taskQueue) });
+  const ledgerBatcher = new LedgerMessageBatcher(
+    createLedgerSender(client, entityTaskQueue(taskQueue), config),
+  );
 
   const caller = (spec: CallSpec): Call => {
     switch (spec.variant) {
@@ -165,7 +168,7 @@ async function driver(context: Context): Promise<Role> {
         case 'closedLoop':
           return closedLoop(caller(command.call), command.concurrency, command.durationMs);
         case 'ledger':
-          return runLedgerCallers(client, reserveBudget, command);
+          return runLedgerCallers(ledgerBatcher, command);
         case 'activityTimings': {
           const current = timings;
           if (command.reset) timings = {};

@@ -10,8 +10,8 @@ import { createLedgerSettler } from './ledger-access';
 import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
 import { createResolveRoute } from './resolve-route';
-import { LedgerReservationBatcher } from './ledger-batcher';
-import { createReservationSender, createReserveBudget } from './reserve-budget';
+import { LedgerMessageBatcher } from './ledger-batcher';
+import { createLedgerSender, createReserveBudget } from './reserve-budget';
 
 export interface ActivityDependencies {
   readonly config: Config;
@@ -31,12 +31,12 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies) {
   const providers = dependencies.providers ?? createProviderRegistry(dependencies.config);
   const resolveRoute = createResolveRoute(dependencies.config);
-  // One batcher per worker: it keeps this worker to one in-flight reserve update per budget scope.
-  const reserveBudget = createReserveBudget(
-    new LedgerReservationBatcher(
-      createReservationSender(dependencies.client, dependencies.taskQueue, dependencies.config),
-    ),
+  // One batcher per worker: it keeps this worker to one in-flight update per budget scope, which carries its
+  // reservations, settles and releases together.
+  const ledgerBatcher = new LedgerMessageBatcher(
+    createLedgerSender(dependencies.client, dependencies.taskQueue, dependencies.config),
   );
+  const reserveBudget = createReserveBudget(ledgerBatcher);
   const { admitTarget, peekAdmission, reportBreakerOutcome } = createBreakerAccess({
     client: dependencies.client,
     taskQueue: dependencies.taskQueue,
@@ -47,7 +47,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     attemptTarget: createAttemptTarget({
       callTarget: createProviderCall(providers),
       reserveBudget,
-      settleReservation: createLedgerSettler(dependencies.client),
+      settleReservation: createLedgerSettler(ledgerBatcher),
       reportBreakerOutcome,
     }),
     beginCall: createBeginCall({ resolveRoute, peekAdmission }),

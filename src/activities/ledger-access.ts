@@ -1,22 +1,20 @@
-// The worker's way to a budget ledger: reserve through the batcher, settle and release by signal. Worker side.
-import type { Client } from '@temporalio/client';
+// The worker's way to close a reservation: settle or release it through the per-worker batcher. Worker side.
 import type { AttemptCharge } from '../routing/attempt-cost';
-import { ledgerWorkflowId, releaseSignal, settleSignal } from '../workflows/ledger/ledger-definitions';
+import type { LedgerMessageBatcher } from './ledger-batcher';
 
 /**
  * Closes a reservation from the worker: charges what the attempt cost (the whole reservation when unknown), or
- * releases it when it cost a known zero. A signal to a running entity is never dropped, unlike one sent by a
- * workflow run that then closes, so an attempt's own worker may settle it and the call need not wait.
+ * releases it when it cost a known zero. It travels in the worker's next update to the ledger, with whatever
+ * else is queued for the scope, and resolves once the ledger has applied it.
  */
-export function createLedgerSettler(client: Client) {
+export function createLedgerSettler(batcher: LedgerMessageBatcher) {
   return async function settleReservation(
     scope: string,
     reservationId: string,
     charge: AttemptCharge,
   ): Promise<void> {
-    const ledger = client.workflow.getHandle(ledgerWorkflowId(scope));
-    if (charge.costKnown && charge.costNanoUsd === 0) await ledger.signal(releaseSignal, { reservationId });
-    else await ledger.signal(settleSignal, { reservationId, ...charge });
+    if (charge.costKnown && charge.costNanoUsd === 0) await batcher.release(scope, reservationId);
+    else await batcher.settle(scope, { reservationId, ...charge });
   };
 }
 

@@ -1,18 +1,24 @@
-// Coalesces a worker's concurrent reservations on a budget scope into one in-flight update. Worker side.
+// Coalesces a worker's messages to a budget scope (reservations, settles, releases) into one in-flight update. Worker side.
 // Temporal admits at most 10 in-flight updates per workflow; with one update per scope per worker in flight, a
 // hot scope stays far below that however many calls wait on it (see docs/decisions/0001-ledger-reservations.md).
+// Settles and releases travel the same way rather than as signals: a signal that reaches the ledger while it
+// continues as new fails that workflow task, while an update never does (docs/decisions/0003-ledger-messages.md).
 import { ApplicationFailure } from '@temporalio/common';
-import type { ReservationDecision, ReservationRequest } from '../routing/ledger-state';
+import type { ReservationDecision, ReservationRequest, Settlement } from '../routing/ledger-state';
 import { MAX_RESERVATIONS_PER_UPDATE } from '../workflows/ledger/ledger-definitions';
 
-/** Sends one batch for a scope and returns one decision per request, in order. */
-export type SendReservations = (
-  scope: string,
-  requests: readonly ReservationRequest[],
-) => Promise<readonly ReservationDecision[]>;
+/** What one update to a ledger carries; closes are applied before reservations (they free budget). */
+export interface LedgerBatch {
+  readonly requests: readonly ReservationRequest[];
+  readonly settlements: readonly Settlement[];
+  readonly releases: readonly { readonly reservationId: string }[];
+}
+
+/** Sends one batch for a scope and returns one decision per reservation request, in order. */
+export type SendLedgerBatch = (scope: string, batch: LedgerBatch) => Promise<readonly ReservationDecision[]>;
 
 export interface LedgerBatcherOptions {
-  /** Most reservations in one update; a longer queue goes out as several updates, one after another. @default 500 */
+  /** Most messages in one update; a longer queue goes out as several updates, one after another. @default 500 */
   readonly maxBatchSize?: number;
   /** Tries of one batch (transient errors only) before its callers get the error. @default 4 */
   readonly maxTries?: number;
@@ -20,17 +26,22 @@ export interface LedgerBatcherOptions {
   readonly retryDelayMs?: number;
 }
 
-interface Waiter {
-  readonly request: ReservationRequest;
-  resolve(decision: ReservationDecision): void;
+interface Waiter<T, M> {
+  readonly message: M;
+  resolve(value: T): void;
   reject(error: unknown): void;
 }
 
-/** One scope's queue: requests waiting for the next update, and whether an update is in flight. */
+type Close =
+  | { readonly kind: 'settle'; readonly settlement: Settlement }
+  | { readonly kind: 'release'; readonly reservationId: string };
+
+/** One scope's queue: messages waiting for the next update, and whether an update is in flight. */
 interface Lane {
-  readonly waiting: Waiter[];
-  /** Requests queued or in flight by id, so a retried request joins the first instead of reserving again. */
-  readonly byId: Map<string, Promise<ReservationDecision>>;
+  readonly reservations: Waiter<ReservationDecision, ReservationRequest>[];
+  readonly closes: Waiter<void, Close>[];
+  /** Messages queued or in flight by id, so a retried message joins the first instead of going twice. */
+  readonly byId: Map<string, Promise<unknown>>;
   sending: boolean;
 }
 
@@ -41,17 +52,17 @@ function isPermanent(error: unknown): boolean {
 }
 
 /**
- * A request that finds no update in flight for its scope goes out at once, alone: an uncontended call waits
- * for nothing. Requests that arrive while one is in flight queue up and leave together when it returns.
+ * A message that finds no update in flight for its scope goes out at once, alone: an uncontended call waits
+ * for nothing. Messages that arrive while one is in flight queue up and leave together when it returns.
  */
-export class LedgerReservationBatcher {
+export class LedgerMessageBatcher {
   private readonly lanes = new Map<string, Lane>();
   private readonly maxBatchSize: number;
   private readonly maxTries: number;
   private readonly retryDelayMs: number;
 
   constructor(
-    private readonly send: SendReservations,
+    private readonly send: SendLedgerBatch,
     options: LedgerBatcherOptions = {},
   ) {
     this.maxBatchSize = options.maxBatchSize ?? MAX_RESERVATIONS_PER_UPDATE;
@@ -60,43 +71,74 @@ export class LedgerReservationBatcher {
   }
 
   reserve(scope: string, request: ReservationRequest): Promise<ReservationDecision> {
-    let lane = this.lanes.get(scope);
-    if (!lane) {
-      lane = { waiting: [], byId: new Map(), sending: false };
-      this.lanes.set(scope, lane);
-    }
-    const joined = lane.byId.get(request.reservationId);
-    if (joined) return joined;
-    const decision = new Promise<ReservationDecision>((resolve, reject) =>
-      lane.waiting.push({ request, resolve, reject }),
+    return this.enqueue(scope, `reserve:${request.reservationId}`, (lane, waiter) =>
+      lane.reservations.push({ message: request, ...waiter }),
     );
-    lane.byId.set(request.reservationId, decision);
-    const forget = () => lane.byId.delete(request.reservationId);
-    decision.then(forget, forget);
-    if (!lane.sending) void this.drain(scope, lane);
-    return decision;
   }
 
-  /** Scopes with requests queued or in flight (for tests and diagnostics). */
+  /** Charges a granted reservation what the attempt cost (the whole reservation when the cost is unknown). */
+  settle(scope: string, settlement: Settlement): Promise<void> {
+    return this.enqueue(scope, `close:${settlement.reservationId}`, (lane, waiter) =>
+      lane.closes.push({ message: { kind: 'settle', settlement }, ...waiter }),
+    );
+  }
+
+  /** Frees a reservation without charge (nothing was sent), and makes the ledger refuse a late copy of it. */
+  release(scope: string, reservationId: string): Promise<void> {
+    return this.enqueue(scope, `close:${reservationId}`, (lane, waiter) =>
+      lane.closes.push({ message: { kind: 'release', reservationId }, ...waiter }),
+    );
+  }
+
+  /** Scopes with messages queued or in flight (for tests and diagnostics). */
   get activeScopes(): number {
     return this.lanes.size;
+  }
+
+  private enqueue<T>(
+    scope: string,
+    id: string,
+    push: (lane: Lane, waiter: { resolve(value: T): void; reject(error: unknown): void }) => void,
+  ): Promise<T> {
+    let lane = this.lanes.get(scope);
+    if (!lane) {
+      lane = { reservations: [], closes: [], byId: new Map(), sending: false };
+      this.lanes.set(scope, lane);
+    }
+    const joined = lane.byId.get(id);
+    if (joined) return joined as Promise<T>;
+    const queued = new Promise<T>((resolve, reject) => push(lane, { resolve, reject }));
+    lane.byId.set(id, queued);
+    const forget = () => lane.byId.delete(id);
+    queued.then(forget, forget);
+    if (!lane.sending) void this.drain(scope, lane);
+    return queued;
   }
 
   private async drain(scope: string, lane: Lane): Promise<void> {
     lane.sending = true;
     try {
-      while (lane.waiting.length) {
-        const batch = lane.waiting.splice(0, this.maxBatchSize);
+      while (lane.closes.length || lane.reservations.length) {
+        const closes = lane.closes.splice(0, this.maxBatchSize);
+        const reservations = lane.reservations.splice(0, this.maxBatchSize - closes.length);
         try {
-          const decisions = await this.sendWithRetries(
-            scope,
-            batch.map((waiter) => waiter.request),
-          );
-          if (decisions.length !== batch.length)
-            throw new Error(`ledger ${scope} answered ${decisions.length} of ${batch.length} reservations`);
-          batch.forEach((waiter, index) => waiter.resolve(decisions[index]!));
+          const decisions = await this.sendWithRetries(scope, {
+            requests: reservations.map((waiter) => waiter.message),
+            settlements: closes.flatMap(({ message }) =>
+              message.kind === 'settle' ? [message.settlement] : [],
+            ),
+            releases: closes.flatMap(({ message }) =>
+              message.kind === 'release' ? [{ reservationId: message.reservationId }] : [],
+            ),
+          });
+          if (decisions.length !== reservations.length)
+            throw new Error(
+              `ledger ${scope} answered ${decisions.length} of ${reservations.length} reservations`,
+            );
+          reservations.forEach((waiter, index) => waiter.resolve(decisions[index]!));
+          closes.forEach((waiter) => waiter.resolve());
         } catch (error) {
-          for (const waiter of batch) waiter.reject(error);
+          for (const waiter of [...reservations, ...closes]) waiter.reject(error);
         }
       }
     } finally {
@@ -105,15 +147,13 @@ export class LedgerReservationBatcher {
     }
   }
 
-  private async sendWithRetries(
-    scope: string,
-    requests: readonly ReservationRequest[],
-  ): Promise<readonly ReservationDecision[]> {
+  private async sendWithRetries(scope: string, batch: LedgerBatch): Promise<readonly ReservationDecision[]> {
     for (let tries = 1; ; tries += 1) {
       try {
-        return await this.send(scope, requests);
+        return await this.send(scope, batch);
       } catch (error) {
-        // Safe to send again: the ledger answers a repeated reservation id with its first grant.
+        // Safe to send again: the ledger answers a repeated reservation id with its first grant, and a repeated
+        // settle or release of a closed one changes nothing.
         if (isPermanent(error) || tries >= this.maxTries) throw error;
         const backoff = this.retryDelayMs * 2 ** (tries - 1);
         await delay(backoff + Math.random() * backoff * 0.5);

@@ -1,4 +1,4 @@
-// The reserve-budget local activity: one attempt's reservation, batched per scope, sent by update-with-start. Worker side.
+// Reservations on a budget ledger: the per-worker sender of message batches, and the reserve step. Worker side.
 import { asyncLocalStorage } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -8,14 +8,19 @@ import { ownEntry, type Config } from '../config/config';
 import { ledgerStartOperation } from '../client/ledgers';
 import type { ReservationDecision, ReservationRequest } from '../routing/ledger-state';
 import {
+  ledgerWorkflowId,
+  messagesUpdate,
+  releaseSignal,
   ReservationRequestSchema,
   RESERVE_REFUSED_FAILURE_TYPE,
   reserveUpdate,
+  settleSignal,
+  type LedgerMessages,
   type ReserveBatch,
   type ReserveBatchResult,
 } from '../workflows/ledger/ledger-definitions';
 import { SwitchyardMetric } from '../workflows/metric-names';
-import { LedgerReservationBatcher, type SendReservations } from './ledger-batcher';
+import { type LedgerBatch, type LedgerMessageBatcher, type SendLedgerBatch } from './ledger-batcher';
 
 export interface ReserveBudgetInput {
   readonly scope: string;
@@ -26,34 +31,63 @@ const ReserveBudgetInputSchema = z.object({ scope: BudgetScopeSchema, request: R
 
 /**
  * Sends one batch to the scope's ledger, creating the ledger if needed, with the config's budget for the
- * scope. A batch refused whole by the ledger's validator comes back as its refusals, not as an error.
+ * scope. A batch refused whole by the ledger's validator comes back as its refusals, not as an error. A ledger
+ * still run by a worker from before the `messages` update gets the same messages the old way (a `reserve`
+ * update, settles and releases as signals), so workers can be upgraded one at a time.
  */
-export function createReservationSender(client: Client, taskQueue: string, config: Config): SendReservations {
-  return async (scope, requests) => {
+export function createLedgerSender(client: Client, taskQueue: string, config: Config): SendLedgerBatch {
+  const declared = (scope: string) => {
     const budget = config.budgets && ownEntry(config.budgets, scope);
-    const batch: ReserveBatch = {
-      requests: [...requests],
-      ...(budget ? { declaredLimit: budgetLimit(budget) } : {}),
+    return budget ? { declaredLimit: budgetLimit(budget) } : {};
+  };
+  const refusals = (error: unknown): readonly ReservationDecision[] => {
+    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === RESERVE_REFUSED_FAILURE_TYPE) {
+      return (cause.details?.[0] as ReserveBatchResult).decisions;
+    }
+    // Any other refusal by the ledger (an invalid message) is final: sending it again cannot help.
+    if (cause instanceof ApplicationFailure) throw cause;
+    throw error;
+  };
+  const sendTheOldWay = async (scope: string, batch: LedgerBatch) => {
+    const ledger = client.workflow.getHandle(ledgerWorkflowId(scope));
+    for (const settlement of batch.settlements) await ledger.signal(settleSignal, settlement);
+    for (const release of batch.releases) await ledger.signal(releaseSignal, release);
+    if (batch.requests.length === 0) return [];
+    const reserve: ReserveBatch = { requests: [...batch.requests], ...declared(scope) };
+    try {
+      return (await ledger.executeUpdate(reserveUpdate, { args: [reserve] })).decisions;
+    } catch (error) {
+      return refusals(error);
+    }
+  };
+  return async (scope, batch) => {
+    const messages: LedgerMessages = {
+      requests: [...batch.requests],
+      settlements: [...batch.settlements],
+      releases: [...batch.releases],
+      ...declared(scope),
     };
     try {
-      const result = await client.workflow.executeUpdateWithStart(reserveUpdate, {
-        args: [batch],
+      const result = await client.workflow.executeUpdateWithStart(messagesUpdate, {
+        args: [messages],
         startWorkflowOperation: ledgerStartOperation(scope, taskQueue),
       });
       return result.decisions;
     } catch (error) {
       const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-      if (cause instanceof ApplicationFailure && cause.type === RESERVE_REFUSED_FAILURE_TYPE) {
-        return (cause.details?.[0] as ReserveBatchResult).decisions;
+      if (
+        cause instanceof ApplicationFailure &&
+        cause.message.startsWith('No registered handler for update')
+      ) {
+        return sendTheOldWay(scope, batch);
       }
-      // Any other refusal by the ledger (an invalid message) is final: sending it again cannot help.
-      if (cause instanceof ApplicationFailure) throw cause;
-      throw error;
+      return refusals(error);
     }
   };
 }
 
-export function createReserveBudget(batcher: LedgerReservationBatcher) {
+export function createReserveBudget(batcher: LedgerMessageBatcher) {
   /** Reserves budget for one attempt; idempotent by reservation id, so the local activity may retry freely. */
   return async function reserveBudget(input: ReserveBudgetInput): Promise<ReservationDecision> {
     const parsed = ReserveBudgetInputSchema.safeParse(input);

@@ -1,6 +1,9 @@
 // Tests written to break the ledger's guarantee under concurrency: concurrent reservations on one scope, straight
 // to the entity and through the worker path (local activity + batcher), must never over-grant or error.
-import { createReservationSender } from '../../src/activities/reserve-budget';
+import type { temporal } from '@temporalio/proto';
+import type { ReservationRequest } from '../../src/routing/ledger-state';
+import { LedgerMessageBatcher } from '../../src/activities/ledger-batcher';
+import { createLedgerSender } from '../../src/activities/reserve-budget';
 import type { ReservationRefusal } from '../../src/routing/ledger-state';
 import { startLedgerHarness, waitFor, type LedgerHarness } from '../support/ledger-harness';
 import { uniqueName } from '../support/temporal';
@@ -30,7 +33,9 @@ test('10 concurrent updates straight to the entity against a budget for 3.5: exa
   await harness.withWorkers({}, async ({ client, taskQueue, config, ledgers }) => {
     await ledgers.setLimit(scope, { limitUsd: 1.225 });
     // No batcher: ten updates in flight at once (Temporal's limit is 10), each deciding one reservation.
-    const send = createReservationSender(client, taskQueue, config);
+    const sendBatch = createLedgerSender(client, taskQueue, config);
+    const send = (scope: string, requests: ReservationRequest[]) =>
+      sendBatch(scope, { requests, settlements: [], releases: [] });
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
         send(scope, [
@@ -132,5 +137,73 @@ test('concurrent callers racing forced continue-as-new: nothing lost, nothing gr
     expect((await client.workflow.getHandle(first.workflowId).describe()).runId).not.toBe(
       first.firstExecutionRunId,
     );
+  });
+});
+
+/** Every run of a ledger, oldest first, following continue-as-new from its first run. */
+async function ledgerRuns(
+  client: LedgerTestContextClient,
+  workflowId: string,
+  firstRunId: string,
+): Promise<{ runId: string; events: HistoryEvent[] }[]> {
+  const runs: { runId: string; events: HistoryEvent[] }[] = [];
+  for (let runId: string | undefined = firstRunId; runId !== undefined; ) {
+    const events: HistoryEvent[] =
+      (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    runs.push({ runId, events });
+    const last: HistoryEvent | undefined = events[events.length - 1];
+    runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return runs;
+}
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type LedgerTestContextClient = Parameters<Parameters<LedgerHarness['withWorkers']>[1]>[0]['client'];
+
+test('workers reserving and settling while the ledger keeps continuing as new: no workflow task fails', async () => {
+  // Before settles travelled in updates, every settle signal that reached the ledger during its continue-as-new
+  // task failed that task (UnhandledCommand): the ledger was evicted, replayed, and senders backed off a second.
+  const scope = uniqueName('team-handover');
+  await harness.withWorkers({}, async ({ client, taskQueue, config, ledgers }) => {
+    const first = await client.workflow.start('ledgerWorkflow', {
+      taskQueue,
+      workflowId: `switchyard-ledger-${scope}`,
+      args: [{ scope, continueAsNewAfterMessages: 5 }],
+    });
+    // Three "workers", each with its own batcher, and 45 callers reserving and settling in a loop.
+    const batchers = Array.from(
+      { length: 3 },
+      () => new LedgerMessageBatcher(createLedgerSender(client, taskQueue, config)),
+    );
+    let granted = 0;
+    await Promise.all(
+      Array.from({ length: 45 }, async (_, caller) => {
+        const batcher = batchers[caller % batchers.length]!;
+        for (let round = 0; round < 4; round += 1) {
+          const reservationId = `handover/${caller}/${round}`;
+          const decision = await batcher.reserve(scope, {
+            reservationId,
+            amountNanoUsd: BOUND,
+            holder: 'test',
+            leaseMs: 60_000,
+          });
+          if (!decision.granted) throw new Error(`refused: ${JSON.stringify(decision)}`);
+          granted += 1;
+          await batcher.settle(scope, { reservationId, costNanoUsd: BOUND, costKnown: true });
+        }
+      }),
+    );
+    expect(granted).toBe(180);
+    const snapshot = (await ledgers.get(scope))!;
+    expect(snapshot).toMatchObject({
+      spentNanoUsd: 180 * BOUND,
+      reservedNanoUsd: 0,
+      totals: { granted: 180, settled: 180 },
+    });
+    const runs = await ledgerRuns(client, first.workflowId, first.firstExecutionRunId);
+    expect(runs.length).toBeGreaterThan(3);
+    const failedTasks = runs.flatMap((run) =>
+      run.events.filter((event) => event.workflowTaskFailedEventAttributes),
+    );
+    expect(failedTasks).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 // The ledger entity on a real dev server: settle rules, overdraft, lease expiry, window reset, continue-as-new with
 // reservations open, idempotency, limits from config and operator, and the client API.
-import { createReservationSender } from '../../src/activities/reserve-budget';
+import type { ReservationRequest } from '../../src/routing/ledger-state';
+import { createLedgerSender } from '../../src/activities/reserve-budget';
 import { InvalidRequestError } from '../../src/client/errors';
 import { Ledgers } from '../../src/client/ledgers';
 import { ledgerWorkflowId } from '../../src/workflows/ledger/ledger-definitions';
@@ -143,7 +144,9 @@ test('a repeated reservation id is granted once and deducted once; a closed id i
   await harness.withWorkers(
     { budgets: { [scope]: { limitUsd: 1 } } },
     async ({ client, taskQueue, config, ledgers }) => {
-      const send = createReservationSender(client, taskQueue, config);
+      const sendBatch = createLedgerSender(client, taskQueue, config);
+      const send = (scope: string, requests: ReservationRequest[]) =>
+        sendBatch(scope, { requests, settlements: [], releases: [] });
       const request = { reservationId: 'call-1#1', amountNanoUsd: BOUND, holder: 'test', leaseMs: 60_000 };
       // A local activity retried after its first try was granted sends the same id again.
       const [first, second] = await Promise.all([send(scope, [request]), send(scope, [request])]);

@@ -67,6 +67,27 @@ export const SettlementSchema = z.object({
 export const ReleaseSchema = z.object({ reservationId: z.string().min(1).max(500) });
 export type Release = z.infer<typeof ReleaseSchema>;
 
+/**
+ * One worker's messages to a ledger in one update: settles and releases (applied first: they free budget), then
+ * reservations, granted in order while they fit. Capped at {@link MAX_RESERVATIONS_PER_UPDATE} in all.
+ */
+export const LedgerMessagesSchema = z
+  .object({
+    requests: z.array(ReservationRequestSchema).max(MAX_RESERVATIONS_PER_UPDATE),
+    settlements: z.array(SettlementSchema).max(MAX_RESERVATIONS_PER_UPDATE),
+    releases: z.array(ReleaseSchema).max(MAX_RESERVATIONS_PER_UPDATE),
+    /** The config file's budget for the scope, as the sending worker sees it; applied when it changes. */
+    declaredLimit: LedgerLimitSchema.optional(),
+  })
+  .refine(
+    (messages) => {
+      const count = messages.requests.length + messages.settlements.length + messages.releases.length;
+      return count > 0 && count <= MAX_RESERVATIONS_PER_UPDATE;
+    },
+    { message: `a batch carries from 1 to ${MAX_RESERVATIONS_PER_UPDATE} messages` },
+  );
+export type LedgerMessages = z.infer<typeof LedgerMessagesSchema>;
+
 export const LimitChangeSchema = z.object({
   limitNanoUsd: NanoUsdSchema.nullable(),
   period: PeriodSchema.nullable().optional(),
@@ -89,6 +110,13 @@ export type LedgerWorkflowInput = z.input<typeof LedgerWorkflowInputSchema>;
  * scope add nothing to its history.
  */
 export const reserveUpdate = defineUpdate<ReserveBatchResult, [ReserveBatch]>('reserve');
+/**
+ * A worker's batch of settles, releases and reservations (see {@link LedgerMessagesSchema}); answers the
+ * reservations as `reserve` does, and like it is refused whole, without history, when it holds nothing but
+ * reservations and none of them fits. Workers send every message this way: unlike a signal, an update that
+ * arrives while the ledger continues as new never fails that workflow task (it is retried on the next run).
+ */
+export const messagesUpdate = defineUpdate<ReserveBatchResult, [LedgerMessages]>('messages');
 /** Sets the limit (and optionally the period) as an operator; returns the snapshot after the change. */
 export const setLimitUpdate = defineUpdate<LedgerSnapshot, [LimitChange]>('setLimit');
 /** Closes a reservation with its cost (known, or unknown: charged in full). */

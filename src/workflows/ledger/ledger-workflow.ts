@@ -23,6 +23,7 @@ import {
 } from '../../routing/ledger-state';
 import {
   DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES,
+  LedgerMessagesSchema,
   LedgerWorkflowInputSchema,
   LimitChangeSchema,
   ReleaseSchema,
@@ -34,6 +35,8 @@ import {
   setLimitUpdate,
   settleSignal,
   snapshotQuery,
+  messagesUpdate,
+  type LedgerMessages,
   type LedgerWorkflowInput,
   type ReserveBatch,
 } from './ledger-definitions';
@@ -58,11 +61,24 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     messagesThisRun >= continueAsNewAfter || workflowInfo().continueAsNewSuggested;
 
   // Date.now() is the activation's time: the validator and the handler of one update see the same instant.
-  const decide = (batch: ReserveBatch) => {
-    const declared = batch.declaredLimit ? applyConfigLimit(state, batch.declaredLimit, Date.now()) : state;
+  const decide = (batch: ReserveBatch, from: LedgerState = state) => {
+    const declared = batch.declaredLimit ? applyConfigLimit(from, batch.declaredLimit, Date.now()) : from;
     return reserveBatch(declared, batch.requests, Date.now());
   };
 
+  // Handlers must not throw (it would fail the ledger): bad or stray closes are logged and dropped. Defined
+  // before any handler: a message that came with the start runs as soon as its handler is registered.
+  const logEffect = (kind: string, reservationId: string, effect: CloseEffect) => {
+    if (effect.kind === 'unmatched') {
+      log.warn(`ledger ${input.scope}: ${kind} for unknown reservation`, { reservationId });
+    }
+    if (effect.kind === 'closed' && effect.overdraftNanoUsd > 0) {
+      log.warn(`ledger ${input.scope}: overdraft`, {
+        reservationId,
+        overdraftNanoUsd: effect.overdraftNanoUsd,
+      });
+    }
+  };
   // Handlers are registered before the first await, so an update-with-start that creates the ledger finds them.
   setHandler(
     reserveUpdate,
@@ -92,6 +108,49 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     },
   );
 
+  // Settles and releases first: what they free is there for the reservations of the same batch.
+  const closeAll = (messages: LedgerMessages): LedgerState => {
+    let next = state;
+    for (const settlement of messages.settlements) {
+      const outcome = settleReservation(next, settlement, Date.now());
+      next = outcome.state;
+      logEffect('settle', settlement.reservationId, outcome.effect);
+    }
+    for (const { reservationId } of messages.releases) {
+      const outcome = releaseReservation(next, reservationId, Date.now());
+      next = outcome.state;
+      logEffect('release', reservationId, outcome.effect);
+    }
+    return next;
+  };
+  setHandler(
+    messagesUpdate,
+    (messages) => {
+      // Synchronous on purpose, as `reserve`: the check and the deduction are one step.
+      const outcome = decide(messages, closeAll(messages));
+      state = outcome.state;
+      messagesThisRun += 1;
+      return { decisions: outcome.decisions };
+    },
+    {
+      validator: (messages) => {
+        const parsed = LedgerMessagesSchema.safeParse(messages);
+        if (!parsed.success) throw invalidMessage('ledger messages', parsed.error);
+        const { requests, settlements, releases } = parsed.data;
+        // A batch that closes anything must be applied; only a batch of reservations alone may be refused.
+        if (settlements.length > 0 || releases.length > 0 || requests.length === 0) return;
+        const { decisions } = decide(parsed.data);
+        if (decisions.some((decision) => decision.granted)) return;
+        throw ApplicationFailure.create({
+          type: RESERVE_REFUSED_FAILURE_TYPE,
+          message: `budget scope ${input.scope}: none of ${decisions.length} reservation(s) fits`,
+          nonRetryable: true,
+          details: [{ decisions }],
+        });
+      },
+    },
+  );
+
   setHandler(
     setLimitUpdate,
     (change) => {
@@ -107,18 +166,6 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     },
   );
 
-  // A signal handler must not throw (it would fail the ledger): bad or stray messages are logged and dropped.
-  const logEffect = (kind: string, reservationId: string, effect: CloseEffect) => {
-    if (effect.kind === 'unmatched') {
-      log.warn(`ledger ${input.scope}: ${kind} for unknown reservation`, { reservationId });
-    }
-    if (effect.kind === 'closed' && effect.overdraftNanoUsd > 0) {
-      log.warn(`ledger ${input.scope}: overdraft`, {
-        reservationId,
-        overdraftNanoUsd: effect.overdraftNanoUsd,
-      });
-    }
-  };
   setHandler(settleSignal, (settlement) => {
     const parsed = SettlementSchema.safeParse(settlement);
     if (!parsed.success) {

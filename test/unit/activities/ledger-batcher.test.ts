@@ -1,6 +1,6 @@
 // The per-worker reservation batcher: one update in flight per scope, coalescing, joining, splitting, retries.
 import { ApplicationFailure } from '@temporalio/common';
-import { LedgerReservationBatcher, type SendReservations } from '../../../src/activities/ledger-batcher';
+import { LedgerMessageBatcher, type SendLedgerBatch } from '../../../src/activities/ledger-batcher';
 import type { ReservationDecision, ReservationRequest } from '../../../src/routing/ledger-state';
 
 function request(id: string): ReservationRequest {
@@ -22,7 +22,7 @@ function gatedLedger() {
   const open: (() => void)[] = [];
   const inFlight = new Map<string, number>();
   let peakPerScope = 0;
-  const send: SendReservations = async (scope, requests) => {
+  const send: SendLedgerBatch = async (scope, { requests }) => {
     batches.push({ scope, ids: requests.map((each) => each.reservationId) });
     inFlight.set(scope, (inFlight.get(scope) ?? 0) + 1);
     peakPerScope = Math.max(peakPerScope, inFlight.get(scope)!);
@@ -41,7 +41,7 @@ function gatedLedger() {
 
 test('an uncontended reservation goes out at once, alone', async () => {
   const ledger = gatedLedger();
-  const batcher = new LedgerReservationBatcher(ledger.send);
+  const batcher = new LedgerMessageBatcher(ledger.send);
   const decision = batcher.reserve('team', request('a'));
   expect(ledger.batches).toEqual([{ scope: 'team', ids: ['a'] }]);
   await ledger.answerAll();
@@ -51,7 +51,7 @@ test('an uncontended reservation goes out at once, alone', async () => {
 
 test('reservations arriving while one is in flight leave together in the next update, never two at once', async () => {
   const ledger = gatedLedger();
-  const batcher = new LedgerReservationBatcher(ledger.send);
+  const batcher = new LedgerMessageBatcher(ledger.send);
   const decisions = Array.from({ length: 100 }, (_, index) => batcher.reserve('team', request(`r${index}`)));
   await ledger.answerAll();
   const results = await Promise.all(decisions);
@@ -64,7 +64,7 @@ test('reservations arriving while one is in flight leave together in the next up
 
 test('scopes do not wait for each other', async () => {
   const ledger = gatedLedger();
-  const batcher = new LedgerReservationBatcher(ledger.send);
+  const batcher = new LedgerMessageBatcher(ledger.send);
   const both = [batcher.reserve('a', request('1')), batcher.reserve('b', request('2'))];
   expect(ledger.batches.map((batch) => batch.scope)).toEqual(['a', 'b']);
   await ledger.answerAll();
@@ -73,7 +73,7 @@ test('scopes do not wait for each other', async () => {
 
 test('a repeated id joins the queued request instead of reserving again', async () => {
   const ledger = gatedLedger();
-  const batcher = new LedgerReservationBatcher(ledger.send);
+  const batcher = new LedgerMessageBatcher(ledger.send);
   const first = batcher.reserve('team', request('busy'));
   const queued = batcher.reserve('team', request('x'));
   const retried = batcher.reserve('team', request('x'));
@@ -85,7 +85,7 @@ test('a repeated id joins the queued request instead of reserving again', async 
 
 test('a long queue is split into updates of at most maxBatchSize, sent one after another', async () => {
   const ledger = gatedLedger();
-  const batcher = new LedgerReservationBatcher(ledger.send, { maxBatchSize: 4 });
+  const batcher = new LedgerMessageBatcher(ledger.send, { maxBatchSize: 4 });
   const all = Array.from({ length: 10 }, (_, index) => batcher.reserve('team', request(`r${index}`)));
   await ledger.answerAll();
   await Promise.all(all);
@@ -95,8 +95,8 @@ test('a long queue is split into updates of at most maxBatchSize, sent one after
 
 test('a transient failure is retried with the same batch; a lasting one reaches every caller in it', async () => {
   let calls = 0;
-  const flaky = new LedgerReservationBatcher(
-    async (_scope, requests) => {
+  const flaky = new LedgerMessageBatcher(
+    async (_scope, { requests }) => {
       calls += 1;
       if (calls === 1) throw new Error('RESOURCE_EXHAUSTED');
       return requests.map(grant);
@@ -107,7 +107,7 @@ test('a transient failure is retried with the same batch; a lasting one reaches 
   expect(calls).toBe(2);
 
   let tries = 0;
-  const down = new LedgerReservationBatcher(
+  const down = new LedgerMessageBatcher(
     async () => {
       tries += 1;
       throw new Error('unavailable');
@@ -120,10 +120,37 @@ test('a transient failure is retried with the same batch; a lasting one reaches 
 
 test('a non-retryable failure is not retried', async () => {
   let tries = 0;
-  const batcher = new LedgerReservationBatcher(async () => {
+  const batcher = new LedgerMessageBatcher(async () => {
     tries += 1;
     throw ApplicationFailure.create({ type: 'InvalidLedgerMessage', message: 'bad', nonRetryable: true });
   });
   await expect(batcher.reserve('team', request('a'))).rejects.toThrow('bad');
   expect(tries).toBe(1);
+});
+
+test('settles and releases travel with the reservations, closes first, one update in flight per scope', async () => {
+  const batches: { settled: string[]; released: string[]; reserved: string[] }[] = [];
+  let release: (() => void) | undefined;
+  const batcher = new LedgerMessageBatcher(async (_scope, { requests, settlements, releases }) => {
+    batches.push({
+      settled: settlements.map((settlement) => settlement.reservationId),
+      released: releases.map((each) => each.reservationId),
+      reserved: requests.map((each) => each.reservationId),
+    });
+    if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    return requests.map(grant);
+  });
+  const first = batcher.reserve('team', request('a'));
+  // While the first update is in flight, a settle, a release and a reservation queue up: they leave together.
+  const settled = batcher.settle('team', { reservationId: 'x', costNanoUsd: 3, costKnown: true });
+  const released = batcher.release('team', 'y');
+  const second = batcher.reserve('team', request('b'));
+  // A settle sent twice (a retried attempt) joins the first instead of going twice.
+  const again = batcher.settle('team', { reservationId: 'x', costNanoUsd: 3, costKnown: true });
+  release!();
+  await Promise.all([first, settled, released, second, again]);
+  expect(batches).toEqual([
+    { settled: [], released: [], reserved: ['a'] },
+    { settled: ['x'], released: ['y'], reserved: ['b'] },
+  ]);
 });
