@@ -21,6 +21,7 @@ export function renderCallPlan(plan: CallPlan): string {
       { header: 'retry', align: 'right' },
       { header: 'timeout ms', align: 'right' },
       { header: 'bound USD', align: 'right' },
+      { header: 'note' },
     ],
     plan.attempts.map((attempt) => [
       String(attempt.attempt),
@@ -28,6 +29,7 @@ export function renderCallPlan(plan: CallPlan): string {
       String(attempt.retry),
       String(attempt.timeoutMs),
       formatUsd(attempt.boundNanoUsd),
+      attempt.skip ? `skipped: ${attempt.skip.message}` : '',
     ]),
   );
   return `${fields}\n\n${table}\n`;

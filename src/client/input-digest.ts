@@ -18,9 +18,12 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * SHA-256 (hex) of the validated input, defaults applied: two calls digest the same exactly when the workflow
- * would receive the same input, so an omitted default and the default written out are one call.
+ * SHA-256 (hex) of what the validated input asks for, defaults applied: two calls digest the same exactly when
+ * they ask the same, so an omitted default and the default written out are one call. How the answer is
+ * delivered (`stream`, a gateway's `relay` for one request) is left out: asking again for a streamed answer
+ * with the same key gets the stored answer, streamed or not.
  */
 export function callInputDigest(input: RoutedCallInput): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+  const { stream: _stream, relay: _relay, ...asked } = input;
+  return createHash('sha256').update(canonicalJson(asked)).digest('hex');
 }

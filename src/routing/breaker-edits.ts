@@ -7,7 +7,7 @@ import {
   type BreakerCounts,
   type BreakerState,
   type BreakerTransition,
-  type BreakerTransitionReason,
+  BreakerTransitionReason,
 } from './breaker-state';
 
 export function isoTime(epochMs: number): string {
@@ -89,7 +89,12 @@ export function closedForEveryone(
   context: MoveContext,
   detail: string,
 ): BreakerState {
-  return moved(withoutStreak(withoutOpening(state)), BreakerStatus.closed, reason, context, detail);
+  const closed = moved(withoutStreak(withoutOpening(state)), BreakerStatus.closed, reason, context, detail);
+  // A probe still out when something else closes the breaker ends here too: every granted probe is counted
+  // as ended one way (its own success is counted by its caller).
+  return state.probe && reason !== BreakerTransitionReason.probeSucceeded
+    ? { ...closed, counts: bump(closed.counts, 'probesReleased') }
+    : closed;
 }
 
 /** Ends the streak on a closed breaker: nothing moves, so nothing is logged. */

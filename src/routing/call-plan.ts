@@ -2,6 +2,7 @@
 import type { GenerationRequest } from '../config/request';
 import type { ResolvedRoute } from '../config/resolved-route';
 import { planAttempts } from './attempt-plan';
+import { checkContextWindow, contextWindowMessage } from './context-window';
 import { estimateInputTokens } from './estimate-tokens';
 import { attemptBound, nanoToUsd, type NanoUsd } from './money';
 
@@ -15,6 +16,8 @@ export interface PlannedAttemptView {
   /** Worst-case cost of this attempt, reserved before it is made. */
   readonly boundNanoUsd: NanoUsd;
   readonly boundUsd: number;
+  /** Set when the target's context window cannot hold the request: the call would pass it over. */
+  readonly skip?: { readonly reason: 'context_window'; readonly message: string };
 }
 
 export interface CallPlan {
@@ -39,6 +42,7 @@ export function planCall(route: ResolvedRoute, request: GenerationRequest, deadl
     attempts: planAttempts(route).map((planned, index) => {
       const target = route.targets[planned.targetIndex]!;
       const boundNanoUsd = attemptBound(target.prices, estimatedInputTokens, request.maxOutputTokens);
+      const window = checkContextWindow(target, estimatedInputTokens, request.maxOutputTokens);
       return {
         attempt: index + 1,
         targetIndex: planned.targetIndex,
@@ -48,6 +52,9 @@ export function planCall(route: ResolvedRoute, request: GenerationRequest, deadl
         timeoutMs: target.timeoutMs,
         boundNanoUsd,
         boundUsd: nanoToUsd(boundNanoUsd),
+        ...(window.fits
+          ? {}
+          : { skip: { reason: 'context_window' as const, message: contextWindowMessage(window) } }),
       };
     }),
   };

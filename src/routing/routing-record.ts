@@ -6,7 +6,12 @@ export const AttemptOutcome = { succeeded: 'succeeded', failed: 'failed', skippe
 export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];
 
 /** Why a target was passed over without a request. */
-export const SkipReason = { circuitOpen: 'circuit_open', overBudget: 'over_budget' } as const;
+export const SkipReason = {
+  circuitOpen: 'circuit_open',
+  overBudget: 'over_budget',
+  /** The target's configured context window cannot hold the prompt's token bound plus the output cap. */
+  contextWindow: 'context_window',
+} as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 
 export interface AttemptRecord {

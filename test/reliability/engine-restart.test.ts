@@ -52,7 +52,9 @@ function restartConfig(fake: FakeProvider): Config {
           { provider: 'openai', model: 'held-model', timeoutMs: 30_000 },
           { provider: 'anthropic', model: 'fallback-model', timeoutMs: 10_000 },
         ],
-        breaker: quiet,
+        // The open breaker's own threshold: each route judges the shared counts by its own policy, so a route
+        // with a higher one would still call the open target.
+        breaker: { failureThreshold: 1, cooldownMs: LONG_COOLDOWN_MS },
       },
       backoff: {
         targets: [{ provider: 'openai', model: 'backoff-model', timeoutMs: 10_000, retries: 1 }],

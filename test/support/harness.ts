@@ -25,13 +25,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+/** @param configure changes the test config before workers use it (e.g. a model's context window) */
+export async function startHarness(
+  configure: (config: Config) => Config = (config) => config,
+): Promise<Harness> {
   const [temporal, fake, bundle] = await Promise.all([
     connectForTest(),
     startFakeProvider(),
     bundleSwitchyardWorkflows(),
   ]);
-  const config = testConfig(fake);
+  const config = configure(testConfig(fake));
   return {
     temporal,
     fake,

@@ -11,6 +11,7 @@ import {
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
 import { failsOver, planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
+import { checkContextWindow, contextWindowMessage } from '../../routing/context-window';
 import { estimateInputTokens } from '../../routing/estimate-tokens';
 import { FailureClass } from '../../routing/failure-class';
 import { attemptBound, usdToNanoFloor, type NanoUsd } from '../../routing/money';
@@ -67,6 +68,8 @@ interface Skips {
   openedUntilMs: number[];
   /** A target failed this round and its breaker stayed closed: it may be called again at once. */
   closedAfterFailure: boolean;
+  /** Targets passed over because their context window cannot hold the request. */
+  tooLong: number;
 }
 
 const noSkips = (): Skips => ({
@@ -74,6 +77,7 @@ const noSkips = (): Skips => ({
   shortfalls: [],
   openedUntilMs: [],
   closedAfterFailure: false,
+  tooLong: 0,
 });
 
 export interface WalkOptions {
@@ -194,6 +198,21 @@ export class RouteWalk {
   /** The plan ran out: probe an all-open route, or fail with the reason that fits the attempts made. */
   private async afterPlan(): Promise<RoutedCallResult> {
     this.checkDeadline('the call deadline passed before any target answered');
+    const { shortfalls, circuitOpenUntilMs, tooLong } = this.skips;
+    if (
+      this.log.requestsMadeThisRound === 0 &&
+      tooLong > 0 &&
+      !shortfalls.length &&
+      !circuitOpenUntilMs.length
+    ) {
+      // No target's window holds the request: no round would change that, so the call ends here.
+      this.stoppedForGood = true;
+      throw routingFailure(
+        RoutedCallFailureType.contextOverflow,
+        `no target's context window holds the request (prompt bound ${this.inputTokens} tokens + maxOutputTokens ${this.input.request.maxOutputTokens})`,
+        this.log.record(),
+      );
+    }
     if (this.log.requestsMadeThisRound === 0 && this.skips.shortfalls.length > 0) {
       throw budgetExceededFailure(this.skips.shortfalls, this.log.record());
     }
@@ -242,6 +261,23 @@ export class RouteWalk {
     const target = this.route.targets[planned.targetIndex]!;
     const boundNanoUsd = this.boundNanoUsd(planned.targetIndex);
     const attempt = this.log.nextAttemptNumber;
+    if (this.lean) {
+      // Checked before the breaker is asked: a request that might not fit is never sent to this target.
+      const window = checkContextWindow(target, this.inputTokens, this.input.request.maxOutputTokens);
+      if (!window.fits) {
+        this.skips.tooLong += 1;
+        this.log.add({
+          planned,
+          outcome: AttemptOutcome.skipped,
+          skipReason: SkipReason.contextWindow,
+          message: contextWindowMessage(window),
+          latencyMs: 0,
+          costNanoUsd: 0,
+          costKnown: true,
+        });
+        return 'skipped';
+      }
+    }
     const admission = this.takeFirstAdmission(planned, attempt, options);
     const decision = await admitAttempt({
       route: this.route,

@@ -273,6 +273,11 @@ describe('the one probe is shared across routes', () => {
       to: 'closed',
       reason: 'streak_ended',
     });
+    // The freed probe is counted as ended: every granted probe ends one way (the soak audits it).
+    const { counts } = closed.state;
+    expect(counts.probesGranted).toBe(
+      counts.probesSucceeded + counts.probesFailed + counts.probesReleased + counts.probeLeasesExpired,
+    );
     // The old probe's own report then changes nothing.
     expect(answer(closed.state, strict, 'probe#1', T0 + 2_200)).toEqual({
       state: closed.state,
