@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Breakers } from '../src/client/breakers';
 import { Ledgers } from '../src/client/ledgers';
 import { startDevServer, type DevServer } from '../src/engine';
+import { QUEUE_POLL_RATE_CONFIG } from '../src/engine/dev-server';
 import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
 import { entityTaskQueue } from '../src/workflows/definitions';
 import type { BundlePaths } from './bundles';
@@ -18,8 +19,17 @@ export interface BenchSetup {
   readonly worker: WorkerSettings;
 }
 
+/** The bare workflow's floor on a dev server at the engine's defaults, beside the tuned one. */
+export interface DefaultsEnvironment {
+  readonly server: DevServer;
+  /** A driver process on that server (its bare worker is the one measured). */
+  readonly link: WorkerLink;
+}
+
 export interface BenchEnvironment {
   readonly server: DevServer;
+  /** Present when asked for: the same floor on the engine's default settings. */
+  readonly defaults?: DefaultsEnvironment;
   readonly fakes: Record<LatencyMode, FakeProvider>;
   /** The driver process: its own worker (eager start works there), the bare worker and the load driver. */
   readonly link: WorkerLink;
@@ -34,7 +44,19 @@ export interface BenchEnvironment {
   stop(): Promise<void>;
 }
 
-export async function startEnvironment(setup: BenchSetup, bundles: BundlePaths): Promise<BenchEnvironment> {
+/**
+ * Dynamic config that puts the engine's queue poll-rate limits back to the server's defaults (20 per second),
+ * which the embedded engine lifts (QUEUE_POLL_RATE_CONFIG in src/engine/dev-server.ts).
+ */
+export const SERVER_DEFAULT_QUEUE_CONFIG: Readonly<Record<string, unknown>> = Object.fromEntries(
+  Object.keys(QUEUE_POLL_RATE_CONFIG).map((key) => [key, 20]),
+);
+
+export async function startEnvironment(
+  setup: BenchSetup,
+  bundles: BundlePaths,
+  options: { readonly withDefaults?: boolean } = {},
+): Promise<BenchEnvironment> {
   const stack: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stack.reverse()) await step().catch(() => undefined);
@@ -65,11 +87,28 @@ export async function startEnvironment(setup: BenchSetup, bundles: BundlePaths):
       () => link.stop(),
       () => loadWorker.stop(),
     );
+    let defaults: DefaultsEnvironment | undefined;
+    if (options.withDefaults) {
+      const defaultServer = await startDevServer({
+        headless: true,
+        dynamicConfig: SERVER_DEFAULT_QUEUE_CONFIG,
+      });
+      stack.push(() => defaultServer.stop());
+      const defaultLink = await WorkerLink.start({
+        ...common,
+        address: defaultServer.address,
+        taskQueue: `${taskQueue}-defaults`,
+        role: 'driver',
+      });
+      stack.push(() => defaultLink.stop());
+      defaults = { server: defaultServer, link: defaultLink };
+    }
     const connection = await Connection.connect({ address: server.address });
     stack.push(() => connection.close());
     const client = new Client({ connection });
     return {
       server,
+      ...(defaults ? { defaults } : {}),
       fakes,
       link,
       loadWorker,

@@ -25,12 +25,13 @@ export async function measureFailover(
   fake: FakeProvider,
   calls: number,
   maxDurationMs: number,
+  variant: 'routed' | 'budgeted' = 'routed',
 ): Promise<FailoverResult> {
   fake.reset();
   fake.scriptAlways(BENCH_MODELS.flaky, { kind: 'error', error: 'server_error' });
   const result = await link.send({
     kind: 'sequential',
-    call: { variant: 'routed', mode: '0ms', route: FAILOVER_ROUTE },
+    call: { variant, mode: '0ms', route: FAILOVER_ROUTE },
     count: calls,
     maxDurationMs,
   });

@@ -5,7 +5,13 @@ import type { Variant } from './protocol';
 import { median, round, summarize, type Summary } from './stats';
 import type { WorkerLink } from './worker-link';
 
-const VARIANTS: readonly Variant[] = ['direct', 'bare', 'routed'];
+/**
+ * What a latency sample measures: a call variant on the tuned engine, or (`bareDefault`) the bare workflow on
+ * a second dev server left at the engine's default settings, which shows what the settings buy.
+ */
+export type Lane = Variant | 'bareDefault';
+
+const TUNED_LANES: readonly Lane[] = ['direct', 'bare', 'routed', 'budgeted'];
 
 export interface LatencyOptions {
   readonly warmupCalls: number;
@@ -15,27 +21,42 @@ export interface LatencyOptions {
   readonly batchMaxMs: number;
   /** Processes whose CPU time is charged to the calls: the worker process and the dev server. */
   readonly cpuPids: { readonly worker: number; readonly server: number };
+  /** The driver process and dev server at default settings, for the `bareDefault` lane. @default none */
+  readonly defaults?: { readonly link: WorkerLink; readonly cpuPids: { worker: number; server: number } };
   /** @default both latency modes */
   readonly modes?: readonly LatencyMode[];
   /** Called after each round, for progress output. */
   readonly onRound?: (round: number) => void;
 }
 
+export interface CpuPerCall {
+  readonly worker: number;
+  readonly server: number;
+  readonly total: number;
+}
+
 export interface ModeLatency {
+  readonly lanes: Partial<Record<Lane, Summary>>;
   readonly direct: Summary;
   readonly bare: Summary;
   readonly routed: Summary;
+  readonly budgeted: Summary;
   /** Each bare / routed sample minus the p50 of the direct samples of its own round. */
-  readonly overhead: { readonly bare: Summary; readonly routed: Summary };
+  readonly overhead: { readonly bare: Summary; readonly routed: Summary; readonly budgeted: Summary };
+  /** Routed (no budget) p50 / bare p50. */
   readonly ratioRoutedToBareP50: number;
-  readonly errors: Record<Variant, number>;
+  /** Routed with a budget scope p50 / bare p50. */
+  readonly ratioBudgetedToBareP50: number;
+  readonly errors: Partial<Record<Lane, number>>;
   /** Share of workflow starts the server started eagerly (0 when eager start is off). */
   readonly eagerStartShare: number;
   /**
    * CPU time per call of the worker process (client, workers and activities) and of the dev server, in
    * milliseconds: what each path costs the machine, less sensitive to other load than latency is.
    */
-  readonly cpuPerCallMs: Record<Variant, { readonly worker: number; readonly server: number }>;
+  readonly cpuPerCallMs: Partial<Record<Lane, CpuPerCall>>;
+  /** Routed / bare and budgeted / bare, by total CPU per call. */
+  readonly cpuRatio: { readonly routed: number; readonly budgeted: number };
 }
 
 export interface LatencyResult {
@@ -44,82 +65,86 @@ export interface LatencyResult {
   /** Workflow ids and client-side latencies of the last round's samples, for the history profile. */
   readonly lastRound: Record<
     LatencyMode,
-    Record<'bare' | 'routed', { ids: string[]; latenciesMs: number[] }>
+    Record<'bare' | 'routed' | 'budgeted', { ids: string[]; latenciesMs: number[] }>
   >;
   /** Routed calls made (warm-up included): every one was healthy. */
   readonly routedCalls: number;
 }
 
-type Samples = Record<Variant, number[]>;
-
-const emptySamples = (): Samples => ({ direct: [], bare: [], routed: [] });
-
-/** The variant order of round `index`: rotated each round so no variant always runs first or last. */
-function order(index: number): Variant[] {
-  return VARIANTS.map((_, position) => VARIANTS[(position + index) % VARIANTS.length]!);
+/** The lane order of round `index`: rotated each round so no lane always runs first or last. */
+function order(lanes: readonly Lane[], index: number): Lane[] {
+  return lanes.map((_, position) => lanes[(position + index) % lanes.length]!);
 }
 
 export async function measureLatency(link: WorkerLink, options: LatencyOptions): Promise<LatencyResult> {
   const measured = options.modes ?? LATENCY_MODES;
+  const lanes: readonly Lane[] = options.defaults ? [...TUNED_LANES, 'bareDefault'] : TUNED_LANES;
+  const linkOf = (lane: Lane) => (lane === 'bareDefault' ? options.defaults!.link : link);
+  const variantOf = (lane: Lane): Variant => (lane === 'bareDefault' ? 'bare' : lane);
+  const pidsOf = (lane: Lane) => (lane === 'bareDefault' ? options.defaults!.cpuPids : options.cpuPids);
+  const isRouted = (lane: Lane) => lane === 'routed' || lane === 'budgeted';
   let routedCalls = 0;
+
   for (const mode of measured) {
-    for (const variant of VARIANTS) {
-      const warmup = await link.send({
+    for (const lane of lanes) {
+      const warmup = await linkOf(lane).send({
         kind: 'sequential',
-        call: { variant, mode },
+        call: { variant: variantOf(lane), mode },
         count: options.warmupCalls,
         maxDurationMs: options.batchMaxMs * 2,
       });
-      if (variant === 'routed') routedCalls += warmup.latenciesMs.length;
+      if (isRouted(lane)) routedCalls += warmup.latenciesMs.length;
     }
   }
 
-  const latency = { '0ms': emptySamples(), '50ms': emptySamples() } satisfies Record<LatencyMode, Samples>;
-  const overhead = { '0ms': emptySamples(), '50ms': emptySamples() } satisfies Record<LatencyMode, Samples>;
-  const errors = { '0ms': { direct: 0, bare: 0, routed: 0 }, '50ms': { direct: 0, bare: 0, routed: 0 } };
-  const starts = { '0ms': { workflows: 0, eager: 0 }, '50ms': { workflows: 0, eager: 0 } };
-  const cpu = {
-    '0ms': { direct: [0, 0, 0], bare: [0, 0, 0], routed: [0, 0, 0] },
-    '50ms': { direct: [0, 0, 0], bare: [0, 0, 0], routed: [0, 0, 0] },
-  } satisfies Record<LatencyMode, Record<Variant, [worker: number, server: number, calls: number]>>;
-  const cpuNow = () => [processCpuMs(options.cpuPids.worker) ?? 0, processCpuMs(options.cpuPids.server) ?? 0];
+  type PerLane<T> = Partial<Record<Lane, T>>;
+  const perMode = <T>(make: () => T) =>
+    Object.fromEntries(measured.map((mode) => [mode, make()])) as Record<LatencyMode, T>;
+  const latency = perMode<PerLane<number[]>>(() => ({}));
+  const overhead = perMode<PerLane<number[]>>(() => ({}));
+  const errors = perMode<PerLane<number>>(() => ({}));
+  const cpu = perMode<PerLane<[worker: number, server: number, calls: number]>>(() => ({}));
+  const starts = perMode(() => ({ workflows: 0, eager: 0 }));
   const lastRound = {} as LatencyResult['lastRound'];
 
   for (let index = 0; index < options.rounds; index += 1) {
     const modes = index % 2 === 0 ? measured : [...measured].reverse();
     for (const mode of modes) {
-      const roundSamples = emptySamples();
-      const roundIds: Record<Variant, string[]> = emptySamples() as unknown as Record<Variant, string[]>;
-      for (const variant of order(index)) {
+      const roundSamples: PerLane<number[]> = {};
+      const roundIds: PerLane<string[]> = {};
+      for (const lane of order(lanes, index)) {
+        const pids = pidsOf(lane);
+        const cpuNow = () => [processCpuMs(pids.worker) ?? 0, processCpuMs(pids.server) ?? 0];
         const cpuBefore = cpuNow();
-        const result = await link.send({
+        const result = await linkOf(lane).send({
           kind: 'sequential',
-          call: { variant, mode },
+          call: { variant: variantOf(lane), mode },
           count: options.samplesPerRound,
           maxDurationMs: options.batchMaxMs,
         });
         const cpuAfter = cpuNow();
-        const charged = cpu[mode][variant];
+        const charged = (cpu[mode][lane] ??= [0, 0, 0]);
         charged[0] += cpuAfter[0]! - cpuBefore[0]!;
         charged[1] += cpuAfter[1]! - cpuBefore[1]!;
         charged[2] += result.latenciesMs.length;
-        roundSamples[variant] = result.latenciesMs;
-        roundIds[variant] = result.workflowIds;
-        errors[mode][variant] += result.errors.length;
-        if (variant !== 'direct') {
+        roundSamples[lane] = result.latenciesMs;
+        roundIds[lane] = result.workflowIds;
+        errors[mode][lane] = (errors[mode][lane] ?? 0) + result.errors.length;
+        if (lane !== 'direct') {
           starts[mode].workflows += result.workflowIds.length;
           starts[mode].eager += result.eagerStarts;
         }
-        if (variant === 'routed') routedCalls += result.latenciesMs.length;
+        if (isRouted(lane)) routedCalls += result.latenciesMs.length;
       }
-      const directP50 = median(roundSamples.direct);
-      for (const variant of VARIANTS) {
-        latency[mode][variant].push(...roundSamples[variant]);
-        overhead[mode][variant].push(...roundSamples[variant].map((sample) => sample - directP50));
+      const directP50 = median(roundSamples.direct ?? []);
+      for (const lane of lanes) {
+        (latency[mode][lane] ??= []).push(...(roundSamples[lane] ?? []));
+        (overhead[mode][lane] ??= []).push(...(roundSamples[lane] ?? []).map((sample) => sample - directP50));
       }
       lastRound[mode] = {
-        bare: { ids: roundIds.bare, latenciesMs: roundSamples.bare },
-        routed: { ids: roundIds.routed, latenciesMs: roundSamples.routed },
+        bare: { ids: roundIds.bare ?? [], latenciesMs: roundSamples.bare ?? [] },
+        routed: { ids: roundIds.routed ?? [], latenciesMs: roundSamples.routed ?? [] },
+        budgeted: { ids: roundIds.budgeted ?? [], latenciesMs: roundSamples.budgeted ?? [] },
       };
     }
     options.onRound?.(index + 1);
@@ -127,22 +152,38 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
 
   const byMode = {} as Record<LatencyMode, ModeLatency>;
   for (const mode of measured) {
-    const bare = summarize(latency[mode].bare);
-    const routed = summarize(latency[mode].routed);
+    const summaries = Object.fromEntries(
+      lanes.map((lane) => [lane, summarize(latency[mode][lane] ?? [])]),
+    ) as PerLane<Summary>;
+    const cpuPerCallMs = Object.fromEntries(
+      lanes.map((lane) => {
+        const [worker, server, calls] = cpu[mode][lane] ?? [0, 0, 0];
+        const perCall = (ms: number) => (calls ? round(ms / calls) : 0);
+        return [lane, { worker: perCall(worker), server: perCall(server), total: perCall(worker + server) }];
+      }),
+    ) as PerLane<CpuPerCall>;
+    const bare = summaries.bare!;
+    const cpuOf = (lane: Lane) => cpuPerCallMs[lane]?.total ?? 0;
     byMode[mode] = {
-      direct: summarize(latency[mode].direct),
+      lanes: summaries,
+      direct: summaries.direct!,
       bare,
-      routed,
-      overhead: { bare: summarize(overhead[mode].bare), routed: summarize(overhead[mode].routed) },
-      ratioRoutedToBareP50: round(routed.p50 / bare.p50, 2),
+      routed: summaries.routed!,
+      budgeted: summaries.budgeted!,
+      overhead: {
+        bare: summarize(overhead[mode].bare ?? []),
+        routed: summarize(overhead[mode].routed ?? []),
+        budgeted: summarize(overhead[mode].budgeted ?? []),
+      },
+      ratioRoutedToBareP50: round(summaries.routed!.p50 / bare.p50, 2),
+      ratioBudgetedToBareP50: round(summaries.budgeted!.p50 / bare.p50, 2),
       errors: errors[mode],
       eagerStartShare: starts[mode].workflows ? round(starts[mode].eager / starts[mode].workflows, 2) : 0,
-      cpuPerCallMs: Object.fromEntries(
-        VARIANTS.map((variant) => {
-          const [worker, server, calls] = cpu[mode][variant];
-          return [variant, { worker: round(worker / calls), server: round(server / calls) }];
-        }),
-      ) as ModeLatency['cpuPerCallMs'],
+      cpuPerCallMs,
+      cpuRatio: {
+        routed: cpuOf('bare') ? round(cpuOf('routed') / cpuOf('bare'), 2) : 0,
+        budgeted: cpuOf('bare') ? round(cpuOf('budgeted') / cpuOf('bare'), 2) : 0,
+      },
     };
   }
   return { byMode, lastRound, routedCalls };

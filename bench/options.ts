@@ -34,7 +34,7 @@ export const FULL_SIZES: BenchSizes = {
   rounds: 8,
   samplesPerRound: 25,
   batchMaxMs: 3_000,
-  throughputConcurrency: [5, 15, 45],
+  throughputConcurrency: [5, 20, 45],
   throughputDurationMs: 10_000,
   outageConcurrency: 100,
   outageDurationMs: 15_000,
@@ -51,7 +51,7 @@ export const QUICK_SIZES: BenchSizes = {
   rounds: 2,
   samplesPerRound: 8,
   batchMaxMs: 1_000,
-  throughputConcurrency: [10],
+  throughputConcurrency: [20, 45],
   throughputDurationMs: 2_000,
   // A smoke run: fewer callers than the measurement's 100, so their drain stays short on a slow machine.
   outageConcurrency: 20,

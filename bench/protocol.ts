@@ -1,8 +1,11 @@
 // Messages between the bench orchestrator and its worker process (Node IPC). Bench side.
 import type { LatencyMode } from './bench-config';
 
-/** What one sample calls: the SDK directly, a one-activity workflow, or a routed call. */
-export type Variant = 'direct' | 'bare' | 'routed';
+/**
+ * What one sample calls: the SDK directly, a one-activity workflow, a routed call (breaker on, no budget scope),
+ * or a routed call with a budget scope too (breaker and ledger).
+ */
+export type Variant = 'direct' | 'bare' | 'routed' | 'budgeted';
 
 export interface CallSpec {
   readonly variant: Variant;
@@ -14,7 +17,7 @@ export interface CallSpec {
    * @default the driver's own worker
    */
   readonly taskQueue?: string;
-  /** Budget scope of a routed call. @default the latency bench's scope */
+  /** Budget scope of a `budgeted` call. @default the latency bench's scope */
   readonly budget?: string;
 }
 

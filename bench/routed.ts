@@ -1,16 +1,20 @@
-// Routed path: a routed call through the application API, breaker and ledger on. Worker process.
+// Routed path: a routed call through the application API, its breaker on, with a budget scope or without. Worker process.
 import type { SwitchyardClient } from '../src/client/switchyard-client';
-import { BENCH_REQUEST, MODE_ROUTE, ROUTED_BUDGET_SCOPE, type LatencyMode } from './bench-config';
+import { BENCH_REQUEST, MODE_ROUTE, type LatencyMode } from './bench-config';
 
-/** A routed call on `route` (default: `mode`'s healthy route) reserving on `budget`; resolves to its workflow id. */
+/** A routed call on `route` (default: `mode`'s healthy route), reserving on `budget` if given; resolves to its id. */
 export function routedCaller(
   switchyard: SwitchyardClient,
   mode: LatencyMode,
   route: string = MODE_ROUTE[mode],
-  budget: string = ROUTED_BUDGET_SCOPE,
+  budget?: string,
 ): () => Promise<string> {
   return async () => {
-    const { record } = await switchyard.generate({ route, request: BENCH_REQUEST, budget });
+    const { record } = await switchyard.generate({
+      route,
+      request: BENCH_REQUEST,
+      ...(budget !== undefined ? { budget } : {}),
+    });
     return record.workflowId;
   };
 }

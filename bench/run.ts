@@ -20,7 +20,10 @@ import { calibrate, describeMachine } from './machine';
 import { parseBenchArguments, type BenchSizes } from './options';
 import { profileCalls, summarizeActivityTimings, type CallProfile } from './profile';
 import { buildResults, renderProfile, renderTables, type BenchResults } from './report';
-import { measureThroughput } from './throughput';
+import { measureSideBySide, measureThroughput } from './throughput';
+
+/** Concurrency of the side-by-side throughput of bare workflows and routed calls (the issue's 20). */
+const SIDE_BY_SIDE_CONCURRENCY = 20;
 import { runTuning } from './tuning';
 
 /**
@@ -46,7 +49,7 @@ export async function runBench(
   const machine = { ...describeMachine(), calibration: await calibrate() };
   const cpu = startCpuAccount();
   log(`starting the dev server, two fake endpoints and the worker process (${quick ? 'quick' : 'full'} run)`);
-  const environment = await startEnvironment(setup, bundles);
+  const environment = await startEnvironment(setup, bundles, { withDefaults: true });
   const { link, client, fakes } = environment;
   try {
     const idleWorkerRssBytes = await environment.loadWorker.rssBytes();
@@ -54,7 +57,7 @@ export async function runBench(
     const breakersBefore = await markBreakers(environment.breakers, HEALTHY_BREAKER_KEYS);
 
     log(
-      `latency: ${sizes.rounds} rounds × ${sizes.samplesPerRound} samples × 3 variants × ${LATENCY_MODES.length} modes`,
+      `latency: ${sizes.rounds} rounds × ${sizes.samplesPerRound} samples × 5 lanes × ${LATENCY_MODES.length} modes`,
     );
     const latency = await measureLatency(link, {
       warmupCalls: sizes.warmupCalls,
@@ -62,11 +65,29 @@ export async function runBench(
       samplesPerRound: sizes.samplesPerRound,
       batchMaxMs: sizes.batchMaxMs,
       cpuPids: { worker: link.pid, server: environment.server.process.pid! },
+      ...(environment.defaults
+        ? {
+            defaults: {
+              link: environment.defaults.link,
+              cpuPids: {
+                worker: environment.defaults.link.pid,
+                server: environment.defaults.server.process.pid!,
+              },
+            },
+          }
+        : {}),
       onRound: (round) => log(`  round ${round}/${sizes.rounds}`),
     });
     const activityTimings = summarizeActivityTimings(
       await link.send({ kind: 'activityTimings', reset: true }),
     );
+
+    log(`side by side: bare and routed calls, ${SIDE_BY_SIDE_CONCURRENCY} concurrent`);
+    const sideBySide = await measureSideBySide(link, {
+      mode: '50ms',
+      concurrency: SIDE_BY_SIDE_CONCURRENCY,
+      durationMs: sizes.throughputDurationMs,
+    });
 
     log(
       `throughput: concurrency ${sizes.throughputConcurrency.join(', ')} × ${sizes.throughputDurationMs / 1000} s`,
@@ -112,9 +133,22 @@ export async function runBench(
       }),
     };
 
-    log(`failover: ${sizes.failoverCalls} calls`);
+    log(`failover: ${sizes.failoverCalls} calls without a budget scope, and as many with one`);
     await link.send({ kind: 'activityTimings', reset: true });
-    const failover = await measureFailover(link, fakes['0ms'], sizes.failoverCalls, sizes.failoverMaxMs);
+    const failover = await measureFailover(
+      link,
+      fakes['0ms'],
+      sizes.failoverCalls,
+      sizes.failoverMaxMs,
+      'routed',
+    );
+    const failoverBudgeted = await measureFailover(
+      link,
+      fakes['0ms'],
+      sizes.failoverCalls,
+      sizes.failoverMaxMs,
+      'budgeted',
+    );
     const failoverTimings = summarizeActivityTimings(
       await link.send({ kind: 'activityTimings', reset: true }),
     );
@@ -122,7 +156,7 @@ export async function runBench(
     log('profile: reading histories');
     const profile: Record<string, CallProfile> = {};
     for (const mode of LATENCY_MODES) {
-      for (const variant of ['bare', 'routed'] as const) {
+      for (const variant of ['bare', 'routed', 'budgeted'] as const) {
         const { ids, latenciesMs } = latency.lastRound[mode][variant];
         profile[`${variant} (fake at ${mode})`] = await profileCalls(
           client,
@@ -146,11 +180,13 @@ export async function runBench(
       cpu: cpuShare,
       setup,
       latency,
+      sideBySide,
       throughput,
       healthyBreaker,
       outage,
       ledger,
       failover,
+      failoverBudgeted,
       idleWorkerRssMb: Math.round((idleWorkerRssBytes / 2 ** 20) * 10) / 10,
       profile,
       activityTimings: {

@@ -51,7 +51,7 @@ export async function measureThroughput(
       driver.send({
         kind: 'closedLoop',
         call: {
-          variant: 'routed',
+          variant: 'budgeted',
           mode: options.mode,
           taskQueue: options.taskQueue,
           budget: THROUGHPUT_BUDGET_SCOPE,
@@ -78,4 +78,69 @@ export async function measureThroughput(
   const pool = meeting.length ? meeting : levels;
   const best = pool.reduce((a, b) => (b.callsPerS > a.callsPerS ? b : a));
   return { mode: options.mode, levels, best, bestMeetsBound: meeting.length > 0, routedCalls };
+}
+
+export interface SideBySideLevel {
+  readonly variant: 'bare' | 'routed' | 'budgeted';
+  readonly callsPerS: number;
+  readonly latency: Summary;
+  readonly errors: number;
+}
+
+export interface SideBySideResult {
+  readonly mode: LatencyMode;
+  readonly concurrency: number;
+  readonly levels: SideBySideLevel[];
+  /** Routed (no budget) calls/s over bare workflows/s, and routed with a budget over bare. */
+  readonly ratio: { readonly routed: number; readonly budgeted: number };
+}
+
+/**
+ * Bare workflows and routed calls at the same concurrency, each in closed loops from the driver process and
+ * served by its own workers (eager start on), in two passes of opposite order so neither always runs second.
+ */
+export async function measureSideBySide(
+  driver: WorkerLink,
+  options: { readonly mode: LatencyMode; readonly concurrency: number; readonly durationMs: number },
+): Promise<SideBySideResult> {
+  const variants = ['bare', 'routed', 'budgeted'] as const;
+  const totals = new Map<
+    string,
+    { completed: number; elapsedMs: number; latencies: number[]; errors: number }
+  >();
+  for (const pass of [variants, [...variants].reverse()]) {
+    for (const variant of pass) {
+      const result = await driver.send({
+        kind: 'closedLoop',
+        call: { variant, mode: options.mode },
+        concurrency: options.concurrency,
+        durationMs: options.durationMs / 2,
+      });
+      const total = totals.get(variant) ?? { completed: 0, elapsedMs: 0, latencies: [], errors: 0 };
+      total.completed += result.completed;
+      total.elapsedMs += result.elapsedMs;
+      total.latencies.push(...result.latenciesMs);
+      total.errors += Object.values(result.errorKinds).reduce((sum, count) => sum + count, result.unfinished);
+      totals.set(variant, total);
+    }
+  }
+  const levels = variants.map((variant) => {
+    const total = totals.get(variant)!;
+    return {
+      variant,
+      callsPerS: round(total.completed / (total.elapsedMs / 1000)),
+      latency: summarize(total.latencies),
+      errors: total.errors,
+    };
+  });
+  const rate = (variant: string) => levels.find((level) => level.variant === variant)!.callsPerS;
+  return {
+    mode: options.mode,
+    concurrency: options.concurrency,
+    levels,
+    ratio: {
+      routed: rate('bare') ? round(rate('routed') / rate('bare'), 2) : 0,
+      budgeted: rate('bare') ? round(rate('budgeted') / rate('bare'), 2) : 0,
+    },
+  };
 }

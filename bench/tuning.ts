@@ -7,74 +7,75 @@ import type { BenchSizes } from './options';
 import { round, type Summary } from './stats';
 import { measureThroughput } from './throughput';
 
-const EAGER_ACTIVITY = 'system.enableActivityEagerExecution';
+/** Each history shard's queue processors' poll-rate limits: the server's default is 20 per second. */
+const QUEUE_LIMITS = {
+  transfer: 'history.transferProcessorMaxPollRPS',
+  timer: 'history.timerProcessorMaxPollRPS',
+  visibility: 'history.visibilityProcessorMaxPollRPS',
+  outbound: 'history.outboundProcessorMaxPollRPS',
+} as const;
+const SERVER_DEFAULT_RPS = 20;
+const RAISED_RPS = 1_000;
 const ONE_PARTITION = {
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
 };
 
-/** The matrix: a plain baseline, each setting alone on top of it, and the combination the bench uses. */
+/** Every queue at the server's default limit, with `raised` lifted to {@link RAISED_RPS}. */
+function queues(...raised: (keyof typeof QUEUE_LIMITS)[]): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(QUEUE_LIMITS).map(([queue, key]) => [
+      key,
+      raised.includes(queue as keyof typeof QUEUE_LIMITS) ? RAISED_RPS : SERVER_DEFAULT_RPS,
+    ]),
+  );
+}
+
+const EAGER = { eagerStart: true, workerOptions: {} };
+
+/**
+ * The matrix: the server's defaults, each queue's poll-rate limit lifted alone on top of them, all of them (the
+ * embedded engine's setting), and the two settings the earlier matrix found (eager dispatch off, one partition).
+ */
 export const TUNING_VARIANTS: readonly { readonly name: string; readonly setup: BenchSetup }[] = [
+  { name: 'server defaults (every queue polled 20×/s)', setup: { dynamicConfig: queues(), worker: EAGER } },
+  { name: '+ transfer queue 1000×/s', setup: { dynamicConfig: queues('transfer'), worker: EAGER } },
+  { name: '+ timer queue 1000×/s', setup: { dynamicConfig: queues('timer'), worker: EAGER } },
+  { name: '+ visibility queue 1000×/s', setup: { dynamicConfig: queues('visibility'), worker: EAGER } },
+  { name: '+ outbound queue 1000×/s', setup: { dynamicConfig: queues('outbound'), worker: EAGER } },
   {
-    name: 'baseline (no eager, defaults)',
-    setup: { dynamicConfig: { [EAGER_ACTIVITY]: false }, worker: { eagerStart: false, workerOptions: {} } },
+    name: 'every queue 1000×/s (the embedded engine)',
+    setup: { dynamicConfig: queues('transfer', 'timer', 'visibility', 'outbound'), worker: EAGER },
   },
   {
-    name: '+ eager activity dispatch',
-    setup: { dynamicConfig: { [EAGER_ACTIVITY]: true }, worker: { eagerStart: false, workerOptions: {} } },
-  },
-  {
-    name: '+ eager workflow start',
-    setup: { dynamicConfig: { [EAGER_ACTIVITY]: false }, worker: { eagerStart: true, workerOptions: {} } },
-  },
-  {
-    name: 'both eager (bench default)',
-    setup: { dynamicConfig: { [EAGER_ACTIVITY]: true }, worker: { eagerStart: true, workerOptions: {} } },
-  },
-  {
-    name: 'both eager + 1 task-queue partition',
+    name: 'every queue 1000×/s + 1 task-queue partition',
     setup: {
-      dynamicConfig: { [EAGER_ACTIVITY]: true, ...ONE_PARTITION },
-      worker: { eagerStart: true, workerOptions: {} },
+      dynamicConfig: { ...queues('transfer', 'timer', 'visibility', 'outbound'), ...ONE_PARTITION },
+      worker: EAGER,
     },
   },
   {
-    name: 'both eager + no workflow cache',
+    name: 'every queue 1000×/s, eager activity dispatch off',
     setup: {
-      dynamicConfig: { [EAGER_ACTIVITY]: true },
-      worker: { eagerStart: true, workerOptions: { maxCachedWorkflows: 0 } },
-    },
-  },
-  {
-    name: 'both eager + a fresh V8 context per workflow',
-    setup: {
-      dynamicConfig: { [EAGER_ACTIVITY]: true },
-      worker: { eagerStart: true, workerOptions: { reuseV8Context: false } },
-    },
-  },
-  {
-    name: 'both eager + more pollers and slots',
-    setup: {
-      dynamicConfig: { [EAGER_ACTIVITY]: true },
-      worker: {
-        eagerStart: true,
-        workerOptions: {
-          maxConcurrentWorkflowTaskExecutions: 100,
-          maxConcurrentWorkflowTaskPolls: 40,
-          maxConcurrentActivityTaskPolls: 40,
-        },
+      dynamicConfig: {
+        ...queues('transfer', 'timer', 'visibility', 'outbound'),
+        'system.enableActivityEagerExecution': false,
       },
+      worker: EAGER,
     },
   },
 ];
 
 export interface TuningMeasurement {
   readonly routed: Summary;
+  readonly budgeted: Summary;
   readonly bare: Summary;
   readonly routedOverhead: Summary;
   readonly eagerStartShare: number;
-  /** CPU per routed call of the worker process and the dev server, in milliseconds. */
+  /** CPU per routed call (budget scope on) of the worker process and the dev server, in milliseconds. */
   readonly routedCpuMs: { readonly worker: number; readonly server: number };
+  /** CPU per bare workflow, in milliseconds. */
+  readonly bareCpuMs: { readonly worker: number; readonly server: number };
   readonly throughputCallsPerS: number;
   readonly throughputP99Ms: number;
   readonly throughputErrors: number;
@@ -114,12 +115,18 @@ async function measureSetup(
     });
     const fast = latency.byMode['0ms'];
     const level = throughput.levels[0]!;
+    const cpu = (lane: 'bare' | 'budgeted') => {
+      const { worker, server } = fast.cpuPerCallMs[lane] ?? { worker: 0, server: 0 };
+      return { worker, server };
+    };
     return {
       routed: fast.routed,
+      budgeted: fast.budgeted,
       bare: fast.bare,
       routedOverhead: fast.overhead.routed,
       eagerStartShare: fast.eagerStartShare,
-      routedCpuMs: fast.cpuPerCallMs.routed,
+      routedCpuMs: cpu('budgeted'),
+      bareCpuMs: cpu('bare'),
       throughputCallsPerS: level.callsPerS,
       throughputP99Ms: level.latency.p99,
       throughputErrors: level.errors,
@@ -165,6 +172,8 @@ export async function runTuning(
       mean: {
         routedP50: mean(measured.map((m) => m.routed.p50)),
         routedP99: mean(measured.map((m) => m.routed.p99)),
+        budgetedP50: mean(measured.map((m) => m.budgeted.p50)),
+        bareCpuMs: mean(measured.map((m) => m.bareCpuMs.worker + m.bareCpuMs.server)),
         routedOverheadP50: mean(measured.map((m) => m.routedOverhead.p50)),
         bareP50: mean(measured.map((m) => m.bare.p50)),
         routedWorkerCpuMs: mean(measured.map((m) => m.routedCpuMs.worker)),
@@ -176,13 +185,13 @@ export async function runTuning(
     };
   });
   const table = [
-    `| setting | routed p50 / p99 ms | routed overhead p50 ms | bare p50 ms | CPU per routed call ms (worker / server) | routed calls/s (p99 ms) at ${concurrency} | worker RSS MB |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| setting | bare p50 ms | routed p50 / p99 ms | with budget p50 ms | CPU per call ms: bare / with budget (worker + server) | with budget calls/s (p99 ms) at ${concurrency} |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (row) =>
-        `| ${row.name} | ${row.mean.routedP50} / ${row.mean.routedP99} | ${row.mean.routedOverheadP50} | ${row.mean.bareP50} | ` +
-        `${row.mean.routedWorkerCpuMs} / ${row.mean.routedServerCpuMs} | ` +
-        `${row.mean.throughputCallsPerS} (${row.mean.throughputP99Ms}) | ${row.mean.peakRssMb} |`,
+        `| ${row.name} | ${row.mean.bareP50} | ${row.mean.routedP50} / ${row.mean.routedP99} | ${row.mean.budgetedP50} | ` +
+        `${row.mean.bareCpuMs} / ${round(row.mean.routedWorkerCpuMs! + row.mean.routedServerCpuMs!)} | ` +
+        `${row.mean.throughputCallsPerS} (${row.mean.throughputP99Ms}) |`,
     ),
   ];
   process.stdout.write(`${table.join('\n')}\n`);

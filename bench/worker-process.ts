@@ -18,7 +18,7 @@ import { entityTaskQueue } from '../src/workflows/definitions';
 import { createSwitchyardWorker, type SwitchyardWorker } from '../src/worker';
 import { bareCaller } from './bare';
 import { BARE_TASK_QUEUE, createBareActivities } from './bare-activities';
-import { BENCH_KEYS, benchConfig, type FakeBaseUrls } from './bench-config';
+import { BENCH_KEYS, benchConfig, ROUTED_BUDGET_SCOPE, type FakeBaseUrls } from './bench-config';
 import { directCaller } from './direct';
 import { runLedgerCallers } from './ledger-callers';
 import { closedLoop, sequential, type Call } from './load';
@@ -151,7 +151,14 @@ async function driver(context: Context): Promise<Role> {
       case 'bare':
         return bareCaller(client, config, spec.mode);
       case 'routed':
-        return routedCaller(switchyardFor(spec.taskQueue ?? taskQueue), spec.mode, spec.route, spec.budget);
+        return routedCaller(switchyardFor(spec.taskQueue ?? taskQueue), spec.mode, spec.route);
+      case 'budgeted':
+        return routedCaller(
+          switchyardFor(spec.taskQueue ?? taskQueue),
+          spec.mode,
+          spec.route,
+          spec.budget ?? ROUTED_BUDGET_SCOPE,
+        );
     }
   };
 
