@@ -2,7 +2,7 @@
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from './activities';
+import { createActivities, createEntityActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
 import { connectWorker, type ConnectionSettings } from './client/connection';
 import { dataConverterFromEnvironment, resolveDataConverter } from './codec/data-converter';
@@ -104,6 +104,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     taskQueue: entities,
     ...workflowSource,
     ...converter,
+    activities: createEntityActivities({ client }),
     ...defaults,
     ...options.entityWorkerOptions,
   });

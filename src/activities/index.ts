@@ -9,6 +9,7 @@ import { createCallProvider, createProviderCall } from './call-provider';
 import { createLedgerSettler } from './ledger-access';
 import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
+import { createReconcileReservations } from './reconcile-reservations';
 import { createResolveRoute } from './resolve-route';
 import { LedgerMessageBatcher } from './ledger-batcher';
 import { createLedgerSender, createReserveBudget } from './reserve-budget';
@@ -65,6 +66,13 @@ export function createActivities(dependencies: ActivityDependencies) {
 }
 
 export type SwitchyardActivities = ReturnType<typeof createActivities>;
+
+/** The activities of the entity worker: what the ledger asks when a lease ran out without a settle. */
+export function createEntityActivities(dependencies: { readonly client: Client }) {
+  return { reconcileReservations: createReconcileReservations(dependencies.client) };
+}
+
+export type EntityActivities = ReturnType<typeof createEntityActivities>;
 export type {
   AttemptInput,
   AttemptSuccess,

@@ -32,6 +32,7 @@ export {
   type LedgerLimit,
   type LedgerState,
   type LedgerTotals,
+  type LeaseExpiry,
   type LedgerWindowSummary,
   type OpenReservation,
 } from './ledger-types';
@@ -103,10 +104,14 @@ function remember(draft: Draft, closed: ClosedReservation): void {
   if (excess > 0) draft.closed.splice(0, excess);
 }
 
-/** Charges every reservation whose lease ended at or before `at` in full. */
+/** Charges every reservation whose lease ended at or before `at` in full (or marks it for reconciling). */
 function expireDraft(draft: Draft, at: number): void {
   for (const [reservationId, reservation] of Object.entries(draft.reservations)) {
-    if (reservation.leaseExpiresAt > at) continue;
+    if (reservation.leaseExpiresAt > at || reservation.reconciling) continue;
+    if (draft.leaseExpiry === 'reconcile') {
+      draft.reservations[reservationId] = { ...reservation, reconciling: true };
+      continue;
+    }
     delete draft.reservations[reservationId];
     draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, reservation.amountNanoUsd);
     draft.totals.expired += 1;
@@ -114,6 +119,7 @@ function expireDraft(draft: Draft, at: number): void {
       reservationId,
       outcome: ClosedOutcome.expired,
       chargedNanoUsd: reservation.amountNanoUsd,
+      amountNanoUsd: reservation.amountNanoUsd,
     });
   }
 }
@@ -140,7 +146,7 @@ function advanceDraft(draft: Draft, now: number): void {
   expireDraft(draft, now);
 }
 
-/** Expires leases and resets the window as of `now`. */
+/** Expires leases (as `state.leaseExpiry` says) and resets the window as of `now`. */
 export function advanceClock(state: LedgerState, now: number): LedgerState {
   const draft = draftOf(state);
   advanceDraft(draft, now);
@@ -151,9 +157,55 @@ export function advanceClock(state: LedgerState, now: number): LedgerState {
 export function nextWakeAt(state: LedgerState): number | null {
   let wake = nextWindowStartAt(state, state.windowStartedAt);
   for (const reservation of Object.values(state.reservations)) {
+    if (reservation.reconciling) continue;
     if (wake === null || reservation.leaseExpiresAt < wake) wake = reservation.leaseExpiresAt;
   }
   return wake;
+}
+
+/** Reservations whose lease ran out and whose holder's record the ledger is to consult, by id. */
+export function reconcilingReservations(state: LedgerState): [string, OpenReservation][] {
+  return Object.entries(state.reservations).filter(([, reservation]) => reservation.reconciling);
+}
+
+/**
+ * What the holder's record says of a reservation whose lease ran out: `charge` closes it with the attempt's
+ * cost (the whole reservation when unknown, as a lost attempt is); `extend` gives it a new lease (the holder
+ * is still running that attempt).
+ */
+export type Reconciliation =
+  | { readonly kind: 'charge'; readonly costNanoUsd: NanoUsd; readonly costKnown: boolean }
+  | { readonly kind: 'extend'; readonly leaseMs: number };
+
+/** Applies a reconciliation; a reservation already closed meanwhile (a late settle) is left as it is. */
+export function reconcileReservation(
+  state: LedgerState,
+  reservationId: string,
+  reconciliation: Reconciliation,
+  now: number,
+): LedgerState {
+  const open = state.reservations[reservationId];
+  if (!open?.reconciling) return state;
+  if (reconciliation.kind === 'extend') {
+    const draft = draftOf(state);
+    const { reconciling: _reconciling, ...reservation } = open;
+    draft.reservations[reservationId] = { ...reservation, leaseExpiresAt: now + reconciliation.leaseMs };
+    return draft;
+  }
+  if (reconciliation.costKnown) {
+    return settleReservation(state, { reservationId, ...reconciliation }, now).state;
+  }
+  const draft = draftOf(state);
+  delete draft.reservations[reservationId];
+  draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, open.amountNanoUsd);
+  draft.totals.expired += 1;
+  remember(draft, {
+    reservationId,
+    outcome: ClosedOutcome.expired,
+    chargedNanoUsd: open.amountNanoUsd,
+    amountNanoUsd: open.amountNanoUsd,
+  });
+  return draft;
 }
 
 /**
@@ -239,8 +291,9 @@ export function settleReservation(
         outcome: ClosedOutcome.settled,
         chargedNanoUsd: 0,
       });
+      return { state: draft, effect: { kind: 'unmatched' } };
     }
-    return { state: draft, effect: { kind: seen ? 'duplicate' : 'unmatched' } };
+    return topUp(draft, seen, settlement);
   }
   const charged = settlement.costKnown ? settlement.costNanoUsd : open.amountNanoUsd;
   const overdraft = Math.max(0, charged - open.amountNanoUsd);
@@ -253,8 +306,34 @@ export function settleReservation(
     reservationId: settlement.reservationId,
     outcome: ClosedOutcome.settled,
     chargedNanoUsd: charged,
+    amountNanoUsd: open.amountNanoUsd,
   });
   return { state: draft, effect: { kind: 'closed', chargedNanoUsd: charged, overdraftNanoUsd: overdraft } };
+}
+
+/**
+ * A second close of one reservation charges the most any of them asked, never the sum. Both ends of an attempt
+ * may close it: its worker (what the call cost, or a release) and its workflow, which charges the whole bound
+ * when it lost sight of the attempt (a worker or engine gone mid-call) and records that bound. Whichever
+ * arrives first, the ledger ends at the record's charge; a repeat of the same close charges nothing.
+ */
+function topUp(
+  draft: Draft,
+  seen: ClosedReservation,
+  settlement: Settlement,
+): { state: LedgerState; effect: CloseEffect } {
+  // An id closed before it was ever granted held nothing: there is nothing to top up.
+  if (seen.amountNanoUsd === undefined) return { state: draft, effect: { kind: 'duplicate' } };
+  const asked = settlement.costKnown ? settlement.costNanoUsd : seen.amountNanoUsd;
+  const extra = asked - seen.chargedNanoUsd;
+  if (extra <= 0) return { state: draft, effect: { kind: 'duplicate' } };
+  const overdraft =
+    Math.max(0, asked - seen.amountNanoUsd) - Math.max(0, seen.chargedNanoUsd - seen.amountNanoUsd);
+  draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, extra);
+  draft.overdraftNanoUsd = saturatingAdd(draft.overdraftNanoUsd, overdraft);
+  const index = draft.closed.indexOf(seen);
+  draft.closed[index] = { ...seen, outcome: ClosedOutcome.settled, chargedNanoUsd: asked };
+  return { state: draft, effect: { kind: 'closed', chargedNanoUsd: extra, overdraftNanoUsd: overdraft } };
 }
 
 /**
@@ -272,7 +351,12 @@ export function releaseReservation(
   const open = draft.reservations[reservationId];
   delete draft.reservations[reservationId];
   if (open) draft.totals.released += 1;
-  remember(draft, { reservationId, outcome: ClosedOutcome.released, chargedNanoUsd: 0 });
+  remember(draft, {
+    reservationId,
+    outcome: ClosedOutcome.released,
+    chargedNanoUsd: 0,
+    ...(open ? { amountNanoUsd: open.amountNanoUsd } : {}),
+  });
   return {
     state: draft,
     effect: open ? { kind: 'closed', chargedNanoUsd: 0, overdraftNanoUsd: 0 } : { kind: 'unmatched' },

@@ -20,8 +20,13 @@ export interface OpenReservation {
   /** Workflow id of the routed call holding it, for operators. */
   readonly holder: string;
   readonly reservedAt: number;
-  /** After this instant the reservation is charged in full and closed. */
+  /** After this instant the reservation is charged in full and closed (or, on a ledger that reconciles, looked up). */
   readonly leaseExpiresAt: number;
+  /**
+   * Its lease ran out without a settle, and the ledger is asking the holder's own record what the attempt cost
+   * (a settle lost with its worker). Still held in full until that answer comes.
+   */
+  readonly reconciling?: true;
 }
 
 export const ClosedOutcome = { settled: 'settled', released: 'released', expired: 'expired' } as const;
@@ -31,6 +36,11 @@ export interface ClosedReservation {
   readonly reservationId: string;
   readonly outcome: ClosedOutcome;
   readonly chargedNanoUsd: NanoUsd;
+  /**
+   * What was granted, for a reservation that was open when it closed (absent for an id closed before its
+   * reservation arrived, and in states from before this field): a later settle may top the charge up to it.
+   */
+  readonly amountNanoUsd?: NanoUsd;
 }
 
 /** Lifetime counts, kept across windows and continue-as-new. */
@@ -50,8 +60,17 @@ export interface LedgerWindowSummary {
   readonly overdraftNanoUsd: NanoUsd;
 }
 
+/**
+ * What a ledger does with a lease that ran out: `charge` it in full at once (ledgers from before reconciling, and
+ * states that do not say), or `reconcile` it: keep holding it and ask the holder's own record what the attempt
+ * cost, charging in full only when no record says.
+ */
+export type LeaseExpiry = 'charge' | 'reconcile';
+
 export interface LedgerState extends LedgerLimit, WindowRule {
   readonly scope: string;
+  /** @default 'charge' */
+  readonly leaseExpiry?: LeaseExpiry;
   readonly limitSource: LimitSource;
   /** The config declaration last applied; a declaration is applied again only when it changes. */
   readonly configLimit: LedgerLimit | null;

@@ -2,7 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundlePath } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
+import { createActivities, createEntityActivities } from '../../src/activities';
 import { Ledgers } from '../../src/client/ledgers';
 import type { Config } from '../../src/config/config';
 import { parseConfig } from '../../src/config/load-config';
@@ -61,7 +61,12 @@ async function createWorkerProcess(
   const activities = createActivities({ config, client, taskQueue: queues.entity });
   return Promise.all([
     Worker.create({ connection, taskQueue: queues.call, workflowBundle: bundle, activities }),
-    Worker.create({ connection, taskQueue: queues.entity, workflowBundle: bundle }),
+    Worker.create({
+      connection,
+      taskQueue: queues.entity,
+      workflowBundle: bundle,
+      activities: createEntityActivities({ client }),
+    }),
   ]);
 }
 

@@ -5,9 +5,12 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
+  proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { EntityActivities } from '../../activities';
 import { z } from 'zod';
 import { applyConfigLimit, setOperatorLimit } from '../../routing/ledger-limits';
 import { ledgerSnapshot } from '../../routing/ledger-snapshot';
@@ -15,11 +18,14 @@ import {
   advanceClock,
   createLedgerState,
   nextWakeAt,
+  reconcileReservation,
+  reconcilingReservations,
   releaseReservation,
   reserveBatch,
   settleReservation,
   type CloseEffect,
   type LedgerState,
+  type Reconciliation,
 } from '../../routing/ledger-state';
 import {
   DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES,
@@ -41,6 +47,18 @@ import {
   type ReserveBatch,
 } from './ledger-definitions';
 
+/** Patch id of reconciling expired leases from the holder's record (see `reconcileExpired`). */
+const LEDGER_RECONCILE_PATCH = 'ledger-reconcile';
+/** Reservations one reconcile activity reads at most. */
+const MAX_RECONCILED_AT_ONCE = 100;
+
+// A holder's record is read with the worker's client; a failing read is retried, then the reservation is
+// charged in full.
+const { reconcileReservations } = proxyActivities<EntityActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
 function invalidMessage(what: string, error: z.ZodError): ApplicationFailure {
   return ApplicationFailure.create({
     type: 'InvalidLedgerMessage',
@@ -55,7 +73,12 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
   const input = parsedInput.data;
   let state: LedgerState =
     input.carried ?? createLedgerState(input.scope, Date.now(), { windowMs: input.windowMs ?? null });
+  // Runs recorded before reconciling charged every expired lease in full at once; they replay that way.
+  if (patched(LEDGER_RECONCILE_PATCH)) state = { ...state, leaseExpiry: 'reconcile' };
   let messagesThisRun = 0;
+  /** Reservations whose holder's record is being read right now. */
+  const reconcilingNow = new Set<string>();
+  let reconciled = false;
   const continueAsNewAfter = input.continueAsNewAfterMessages ?? DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES;
   const mustContinueAsNew = () =>
     messagesThisRun >= continueAsNewAfter || workflowInfo().continueAsNewSuggested;
@@ -191,13 +214,52 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
 
   setHandler(snapshotQuery, () => ledgerSnapshot(state));
 
+  /**
+   * Asks the holders of reservations whose lease ran out what their attempt cost: an attempt's own worker
+   * settles it after the provider answered, without making its call wait, and a settle lost with that worker
+   * is recovered here, exactly, from the call's record. No answer at all (the activity kept failing) charges
+   * the whole reservation, as a lease that ran out always did.
+   */
+  const reconcileExpired = () => {
+    const batch = reconcilingReservations(state)
+      .filter(([reservationId]) => !reconcilingNow.has(reservationId))
+      .slice(0, MAX_RECONCILED_AT_ONCE)
+      .map(([reservationId, reservation]) => ({ reservationId, holder: reservation.holder }));
+    if (batch.length === 0) return;
+    for (const { reservationId } of batch) reconcilingNow.add(reservationId);
+    const settleAll = (answers: readonly { reservationId: string; reconciliation: Reconciliation }[]) => {
+      for (const { reservationId, reconciliation } of answers) {
+        state = reconcileReservation(state, reservationId, reconciliation, Date.now());
+      }
+    };
+    void reconcileReservations({ reservations: batch })
+      .then(settleAll, () =>
+        settleAll(
+          batch.map(({ reservationId }) => ({
+            reservationId,
+            reconciliation: { kind: 'charge' as const, costNanoUsd: 0, costKnown: false },
+          })),
+        ),
+      )
+      .finally(() => {
+        for (const { reservationId } of batch) reconcilingNow.delete(reservationId);
+        reconciled = true;
+      });
+  };
+
   for (;;) {
-    // Charges expired leases and closes an ended window, then sleeps on a durable timer until the next one.
+    // Expires leases and closes an ended window, then sleeps on a durable timer until the next one.
     state = advanceClock(state, Date.now());
-    if (mustContinueAsNew()) break;
+    reconcileExpired();
+    // Continue as new only with no holder's record being read: the answer belongs to this run's state.
+    if (mustContinueAsNew() && reconcilingNow.size === 0) break;
     const wakeAt = nextWakeAt(state);
+    reconciled = false;
     // Wake early only when a new deadline comes before the timer's, so routine messages cost no timer events.
-    const wakeEarlier = () => mustContinueAsNew() || (nextWakeAt(state) ?? Infinity) < (wakeAt ?? Infinity);
+    const wakeEarlier = () =>
+      (mustContinueAsNew() && reconcilingNow.size === 0) ||
+      reconciled ||
+      (nextWakeAt(state) ?? Infinity) < (wakeAt ?? Infinity);
     if (wakeAt === null) {
       await condition(wakeEarlier);
     } else {

@@ -5,6 +5,8 @@ import {
   CLOSED_RESERVATIONS_REMEMBERED,
   createLedgerState,
   nextWakeAt,
+  reconcileReservation,
+  reconcilingReservations,
   releaseReservation,
   reserveBatch,
   reservedNanoUsd,
@@ -124,6 +126,41 @@ test('a repeated or unknown settle charges nothing', () => {
   const stray = settleReservation(state, { reservationId: 'never', costNanoUsd: 100, costKnown: true }, T0);
   expect(stray.effect).toEqual({ kind: 'unmatched' });
   expect(stray.state.spentNanoUsd).toBe(100);
+});
+
+test('two closes of one reservation charge the most either asked, in either order, never the sum', () => {
+  // The worker charged what the call cost (or released it) while its workflow, which lost sight of the attempt,
+  // charged the whole bound and recorded that: the ledger ends at the record's charge.
+  const real = { reservationId: 'a', costNanoUsd: 1_000, costKnown: true };
+  const lost = { reservationId: 'a', costNanoUsd: 0, costKnown: false };
+  const opened = reserve(limited(3.5 * BOUND), 'a').state;
+
+  const realFirst = settleReservation(opened, real, T0).state;
+  const toppedUp = settleReservation(realFirst, lost, T0);
+  expect(toppedUp.effect).toEqual({ kind: 'closed', chargedNanoUsd: BOUND - 1_000, overdraftNanoUsd: 0 });
+  expect(toppedUp.state.spentNanoUsd).toBe(BOUND);
+  expect(settleReservation(toppedUp.state, lost, T0).state.spentNanoUsd).toBe(BOUND);
+  expect(settleReservation(toppedUp.state, real, T0).state.spentNanoUsd).toBe(BOUND);
+
+  const lostFirst = settleReservation(opened, lost, T0).state;
+  expect(settleReservation(lostFirst, real, T0)).toMatchObject({
+    effect: { kind: 'duplicate' },
+    state: { spentNanoUsd: BOUND },
+  });
+
+  const released = releaseReservation(opened, 'a', T0).state;
+  const afterRelease = settleReservation(released, lost, T0).state;
+  expect(afterRelease.spentNanoUsd).toBe(BOUND);
+  expect(releaseReservation(afterRelease, 'a', T0).state.spentNanoUsd).toBe(BOUND);
+  expect(afterRelease.totals).toMatchObject({ granted: 1, released: 1, settled: 0 });
+  expect(reservedNanoUsd(afterRelease)).toBe(0);
+});
+
+test('a close of an id that was never granted holds nothing to top up', () => {
+  const early = releaseReservation(limited(BOUND), 'never', T0).state;
+  const settled = settleReservation(early, { reservationId: 'never', costNanoUsd: 0, costKnown: false }, T0);
+  expect(settled.effect).toEqual({ kind: 'duplicate' });
+  expect(settled.state.spentNanoUsd).toBe(0);
 });
 
 test('a settle that comes before its reservation makes the late reservation refused', () => {
@@ -324,4 +361,74 @@ test('state and snapshot are plain JSON: they survive the payload converter unch
     windowStartedAt: '2025-01-15T00:00:00.000Z',
   });
   expect(snapshot.openReservations.map((open) => open.reservationId)).toEqual(['a', 'b']);
+});
+
+describe('a ledger that reconciles expired leases', () => {
+  const reconciling = (limit = 3.5 * BOUND) => ({ ...limited(limit), leaseExpiry: 'reconcile' as const });
+  const held = () => reserveBatch(reconciling(), [request('lost', BOUND, MINUTE)], T0).state;
+
+  test('a lease that ran out is held, marked for reconciling, and wakes the ledger no more', () => {
+    const expired = advanceClock(held(), T0 + MINUTE);
+    expect(expired.reservations.lost).toMatchObject({ reconciling: true, amountNanoUsd: BOUND });
+    expect(reservedNanoUsd(expired)).toBe(BOUND);
+    expect(expired.spentNanoUsd).toBe(0);
+    expect(nextWakeAt(expired)).toBeNull();
+    expect(reconcilingReservations(expired).map(([id]) => id)).toEqual(['lost']);
+  });
+
+  test('the holder’s record decides the charge: its known cost, or the whole reservation', () => {
+    const expired = advanceClock(held(), T0 + MINUTE);
+    const known = reconcileReservation(
+      expired,
+      'lost',
+      { kind: 'charge', costNanoUsd: 42, costKnown: true },
+      T0,
+    );
+    expect(known).toMatchObject({ spentNanoUsd: 42, reservations: {} });
+    expect(known.totals).toMatchObject({ settled: 1, expired: 0 });
+    const unknown = reconcileReservation(
+      expired,
+      'lost',
+      { kind: 'charge', costNanoUsd: 0, costKnown: false },
+      T0,
+    );
+    expect(unknown).toMatchObject({ spentNanoUsd: BOUND, reservations: {} });
+    expect(unknown.totals).toMatchObject({ expired: 1 });
+    // Closed either way: a late copy of the reservation is refused.
+    expect(reserve(known, 'lost').decisions[0]).toMatchObject({ granted: false, reason: 'closed' });
+  });
+
+  test('a holder still on the attempt gets a new lease', () => {
+    const expired = advanceClock(held(), T0 + MINUTE);
+    const extended = reconcileReservation(expired, 'lost', { kind: 'extend', leaseMs: MINUTE }, T0 + MINUTE);
+    expect(extended.reservations.lost).toEqual({
+      amountNanoUsd: BOUND,
+      holder: 'call-lost',
+      reservedAt: T0,
+      leaseExpiresAt: T0 + 2 * MINUTE,
+    });
+    expect(nextWakeAt(extended)).toBe(T0 + 2 * MINUTE);
+  });
+
+  test('a settle that arrives while reconciling closes it; the reconciliation after it changes nothing', () => {
+    const expired = advanceClock(held(), T0 + MINUTE);
+    const settled = settleReservation(
+      expired,
+      { reservationId: 'lost', costNanoUsd: 7, costKnown: true },
+      T0,
+    ).state;
+    expect(settled.spentNanoUsd).toBe(7);
+    const after = reconcileReservation(
+      settled,
+      'lost',
+      { kind: 'charge', costNanoUsd: 0, costKnown: false },
+      T0,
+    );
+    expect(after).toBe(settled);
+  });
+
+  test('a ledger that does not say charges an expired lease in full, as before', () => {
+    const state = reserveBatch(limited(3.5 * BOUND), [request('lost', BOUND, MINUTE)], T0).state;
+    expect(advanceClock(state, T0 + MINUTE)).toMatchObject({ spentNanoUsd: BOUND, reservations: {} });
+  });
 });
