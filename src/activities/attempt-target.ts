@@ -40,16 +40,6 @@ async function within<T>(operation: Promise<T>, timeoutMs: number): Promise<T | 
   }
 }
 
-/** Never throws: a step that fails is left to the workflow, which sees `false`. */
-async function attempted(step: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await step();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
   const { callTarget, reserveBudget, settleReservation, reportBreakerOutcome } = dependencies;
 
@@ -70,10 +60,15 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         ...(failureClass !== undefined ? { failureClass } : {}),
         wasProbe: breaker.probe,
       }).catch(() => undefined);
-    const settle = (charge: AttemptCharge) =>
-      reservation
-        ? attempted(() => settleReservation(reservation.scope, reservation.reservationId, charge))
-        : Promise.resolve(true);
+    // Handed to the worker's batcher and not waited for: the call's record already holds the charge, and a
+    // ledger whose lease on the reservation runs out without this settle reads that record instead (see
+    // reconcile-reservations.ts). So the call never waits for the ledger after the provider answered.
+    const settle = (charge: AttemptCharge) => {
+      if (reservation) {
+        void settleReservation(reservation.scope, reservation.reservationId, charge).catch(() => undefined);
+      }
+      return Promise.resolve(true);
+    };
     /** Both at once: neither depends on the other, and the caller waits for both. */
     const close = async (charge: AttemptCharge, outcome: BreakerOutcome, failureClass?: FailureClass) => {
       const [settled, reported] = await Promise.all([settle(charge), report(outcome, failureClass)]);

@@ -5,7 +5,7 @@ import type { LedgerMessageBatcher } from './ledger-batcher';
 /**
  * Closes a reservation from the worker: charges what the attempt cost (the whole reservation when unknown), or
  * releases it when it cost a known zero. It travels in the worker's next update to the ledger, with whatever
- * else is queued for the scope, and resolves once the ledger has applied it.
+ * else is queued for the scope (waiting a moment for company), and resolves once the ledger has applied it.
  */
 export function createLedgerSettler(batcher: LedgerMessageBatcher) {
   return async function settleReservation(
@@ -13,8 +13,9 @@ export function createLedgerSettler(batcher: LedgerMessageBatcher) {
     reservationId: string,
     charge: AttemptCharge,
   ): Promise<void> {
-    if (charge.costKnown && charge.costNanoUsd === 0) await batcher.release(scope, reservationId);
-    else await batcher.settle(scope, { reservationId, ...charge });
+    const linger = { linger: true };
+    if (charge.costKnown && charge.costNanoUsd === 0) await batcher.release(scope, reservationId, linger);
+    else await batcher.settle(scope, { reservationId, ...charge }, linger);
   };
 }
 
