@@ -267,29 +267,12 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
   /**
    * Reports an attempt's outcome by signal-with-start, but only when it can change the breaker: always for
    * a probe and a counted failure, and for an answer only while the worker's view shows failures to clear.
-   * The report id makes a repeated delivery (a retried local activity) count once.
    */
-  async function reportBreakerOutcome(input: ReportBreakerOutcomeInput): Promise<ReportBreakerOutcomeResult> {
-    const key = breakerKey(input.provider, input.model);
-    if (input.outcome === BreakerOutcome.cancelled && !input.wasProbe) return { sent: false };
-    const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
-    const report = {
-      policy: input.policy,
-      caller: input.caller,
-      outcome: input.outcome,
-      ...(input.failureClass !== undefined ? { failureClass: input.failureClass } : {}),
-    };
-    const local = recordOutcome(hint.state, { ...report, nowMs: Date.now() });
-    // When this route may next call the target, as this view sees it after the outcome: a patient call waits
-    // for it rather than for a blind backoff.
-    const after = judgeBreaker(local.state, input.policy);
-    const probe =
-      after.status !== BreakerStatus.closed && after.probeAtMs !== undefined
-        ? { probeAtMs: after.probeAtMs }
-        : {};
-    const mustSend = input.wasProbe || input.outcome === BreakerOutcome.countedFailure || local.changed;
-    if (!mustSend) return { sent: false, ...probe };
-
+  /** Signal-with-start: the report id makes a repeated delivery (a retried local activity) count once. */
+  async function sendOutcome(
+    input: ReportBreakerOutcomeInput,
+    report: Omit<BreakerOutcomeInput, 'reportId'>,
+  ): Promise<void> {
     const outcomeInput: BreakerOutcomeInput = { ...report, reportId: `${input.caller}:${input.outcome}` };
     await client.workflow.signalWithStart<typeof breakerWorkflow, [BreakerOutcomeInput]>(
       BREAKER_WORKFLOW_TYPE,
@@ -302,6 +285,43 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
         staticSummary: breakerStaticSummary(input.provider, input.model),
       },
     );
+  }
+
+  async function reportBreakerOutcome(input: ReportBreakerOutcomeInput): Promise<ReportBreakerOutcomeResult> {
+    const key = breakerKey(input.provider, input.model);
+    if (input.outcome === BreakerOutcome.cancelled && !input.wasProbe) return { sent: false };
+    const report = {
+      policy: input.policy,
+      caller: input.caller,
+      outcome: input.outcome,
+      ...(input.failureClass !== undefined ? { failureClass: input.failureClass } : {}),
+    };
+    const view = () =>
+      hints
+        .current(key, () => readBreaker(input.provider, input.model))
+        .catch((error: unknown) => {
+          if (error instanceof BreakerUnreachableError) return undefined;
+          throw error;
+        });
+    // A probe's end and a counted failure go to the entity whatever this worker's view says: they leave at
+    // once, beside any read of an expired view, instead of after it (a slow breaker held them for a second).
+    const alwaysSent = input.wasProbe || input.outcome === BreakerOutcome.countedFailure;
+    const [hint] = await Promise.all([view(), alwaysSent ? sendOutcome(input, report) : Promise.resolve()]);
+    if (!hint) {
+      // Unreachable: an answer's report waits for a later view; a report that went has no view to update.
+      hints.forget(key);
+      return { sent: alwaysSent };
+    }
+    const local = recordOutcome(hint.state, { ...report, nowMs: Date.now() });
+    // When this route may next call the target, as this view sees it after the outcome: a patient call waits
+    // for it rather than for a blind backoff.
+    const after = judgeBreaker(local.state, input.policy);
+    const probe =
+      after.status !== BreakerStatus.closed && after.probeAtMs !== undefined
+        ? { probeAtMs: after.probeAtMs }
+        : {};
+    if (!alwaysSent && !local.changed) return { sent: false, ...probe };
+    if (!alwaysSent) await sendOutcome(input, report);
     // The entity applies the same rule to its own state; until the hint expires, assume it agreed. Except for
     // an opening: concurrent reports reach the entity in another order than they changed this view (a success
     // between two failures ends the streak there), so only the entity's own word may make callers skip a target.

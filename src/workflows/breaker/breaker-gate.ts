@@ -158,11 +158,18 @@ export async function reportToBreaker(
       }),
     );
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    // Whatever went wrong (the local activity's failure, or anything it surfaced as), the call goes on.
+    if (isCancellation(error)) throw error;
+    const message =
+      error instanceof ActivityFailure
+        ? (error.cause?.message ?? error.message)
+        : error instanceof Error
+          ? error.message
+          : String(error);
     log.warn('could not report to the breaker', {
       breaker: `${ticket.provider}/${ticket.model}`,
       outcome,
-      error: error.cause?.message ?? error.message,
+      error: message,
     });
   }
 }
