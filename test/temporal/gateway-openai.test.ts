@@ -5,6 +5,7 @@ import { startGatewayHarness, type GatewayHarness } from '../support/gateway-har
 import { workflowText } from '../support/secrets-scan';
 import { eventually } from '../support/eventually';
 import { setTimeout as delay } from 'node:timers/promises';
+import { settledLedger } from '../support/settled-ledger';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -242,7 +243,7 @@ test('a key limited to a route gets 403 on another, and its budget scope is char
     expect(models.data.map((model) => model.id)).toEqual(['support']);
 
     await limited.chat.completions.create({ model: 'support', messages: hello, max_tokens: 16 });
-    const ledger = await switchyard.ledgers.get(scope);
+    const ledger = await settledLedger(switchyard.ledgers, scope);
     expect(ledger?.spentNanoUsd).toBeGreaterThan(0);
 
     await switchyard.ledgers.setLimit(scope, { limitUsd: 0.000001 });

@@ -50,7 +50,8 @@ test('an unreachable breaker skips its target as circuit_open, labelled unreacha
 
 test('a counted failure reaches a breaker that stopped answering during the attempt, and the call fails over', async () => {
   const provider = 'openai';
-  const model = uniqueName('gpt-wedged');
+  // Its own breaker: the test before wedged gpt-primary's.
+  const model = 'gpt-secondary';
   const workflowId = breakerWorkflowId(provider, model);
   const route = {
     targets: [
@@ -95,7 +96,7 @@ test('a counted failure reaches a breaker that stopped answering during the atte
       await harness.temporal.client.workflow.getHandle(workflowId).terminate('test isolation');
     }
   });
-  expect(record.attempts[0]).toMatchObject({ model, failureClass: 'server_error' });
+  expect(record.attempts[0]).toMatchObject({ model, failureClass: 'unavailable' });
   expect(record.servedBy?.model).toBe('claude-primary');
   // The failure was told to the breaker although no view of it could be read.
   expect(signals).toContain('outcome');

@@ -1,8 +1,6 @@
 // Budgets through the routed call on a real dev server, written to break the guarantee: no overspend under
 // concurrency, unknown costs charged in full, overdrafts seen by the next call, ledger equal to the bill.
-import type { SwitchyardClient } from '../../src/client/switchyard-client';
-import type { LedgerSnapshot } from '../../src/routing/ledger-snapshot';
-import { eventually } from '../support/eventually';
+import { settledLedger } from '../support/settled-ledger';
 import { estimateInputTokens } from '../../src/routing/estimate-tokens';
 import { attemptBound, costOfUsage, nanoToUsd } from '../../src/routing/money';
 import { GenerationRequestSchema } from '../../src/config/request';
@@ -25,19 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => harness?.close());
 beforeEach(() => harness.fake.reset());
-
-/**
- * The scope's ledger once every reservation is closed: an attempt's worker settles after its call returned (the
- * call never waits for the ledger), so a read straight after a call may still see its reservation open.
- */
-function settledLedger(switchyard: SwitchyardClient, budget: string): Promise<LedgerSnapshot> {
-  return eventually(
-    `ledger ${budget} with nothing reserved`,
-    async () => (await switchyard.ledgers.get(budget))!,
-    (snapshot) => snapshot.openReservations.length === 0,
-    { timeoutMs: 30_000 },
-  );
-}
 
 async function settled(promises: Promise<unknown>[]) {
   const outcomes = await Promise.allSettled(promises);
@@ -64,7 +49,7 @@ test('10 concurrent calls against a budget for 3.5 calls: exactly 3 reach the pr
       switchyard.generate({ route: oneTarget, request, budget }),
     );
     const result = await settled(calls);
-    return { result, snapshot: await settledLedger(switchyard, budget) };
+    return { result, snapshot: await settledLedger(switchyard.ledgers, budget) };
   });
   expect(result).toEqual({ served: 3, refused: 7, others: [] });
   expect(harness.fake.counters('gpt-primary').requests).toBe(3);
@@ -82,7 +67,7 @@ test('100 concurrent callers: no over-grant and no error other than BudgetExceed
       switchyard.generate({ route: oneTarget, request, budget }),
     );
     const result = await settled(calls);
-    return { result, snapshot: await settledLedger(switchyard, budget) };
+    return { result, snapshot: await settledLedger(switchyard.ledgers, budget) };
   });
   expect(result.others).toEqual([]);
   expect(result.served).toBe(10);
@@ -123,7 +108,7 @@ test('a timeout after the request was sent is charged the full bound', async () 
   const route = { targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 500 }] };
   const { error, snapshot } = await harness.withWorker(async (switchyard) => {
     const error = await expectRoutedCallError(switchyard.generate({ route, request, budget }));
-    return { error, snapshot: await settledLedger(switchyard, budget) };
+    return { error, snapshot: await settledLedger(switchyard.ledgers, budget) };
   });
   expect(error.record?.attempts[0]).toMatchObject({
     failureClass: 'timeout',
@@ -141,7 +126,7 @@ test('a provider reporting more than the cap is charged in full as overdraft, an
   const { record, snapshot, next } = await harness.withWorker(async (switchyard) => {
     await switchyard.ledgers.setLimit(budget, { limitUsd: nanoToUsd(bound * 2.5) });
     const { record } = await switchyard.generate({ route: oneTarget, request, budget });
-    const snapshot = await settledLedger(switchyard, budget);
+    const snapshot = await settledLedger(switchyard.ledgers, budget);
     const next = await expectRoutedCallError(switchyard.generate({ route: oneTarget, request, budget }));
     return { record, snapshot, next };
   });
@@ -165,7 +150,7 @@ test("the ledger's spend equals the provider's bill priced by the config, and th
     const capped = await expectRoutedCallError(
       switchyard.generate({ route: oneTarget, request, budget, maxCostUsd: nanoToUsd(bound - 1) }),
     );
-    return { snapshot: await settledLedger(switchyard, budget), capped };
+    return { snapshot: await settledLedger(switchyard.ledgers, budget), capped };
   });
   const billed = harness.fake.billed('gpt-primary');
   expect(billed.answers).toBe(4);

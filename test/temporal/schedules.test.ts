@@ -8,6 +8,7 @@ import { DEFAULT_SCHEDULED_PATIENCE_MS } from '../../src/config/schedule';
 import { eventually, nextSecondAfter } from '../support/eventually';
 import { startHarness, type Harness } from '../support/harness';
 import { uniqueName } from '../support/temporal';
+import { settledLedger } from '../support/settled-ledger';
 
 const request = {
   messages: [{ role: 'user' as const, content: 'Write the daily digest' }],
@@ -89,8 +90,8 @@ test('a schedule triggered twice makes two routed calls whose results are listab
         expect(call).toMatchObject({ status: 'COMPLETED', record: { workflowId: run.callWorkflowId } });
       }
       expect(harness.fake.requestsFor('gpt-primary')).toHaveLength(2);
-      const ledger = await switchyard.ledgers.get('team-digest');
-      expect(ledger?.spentNanoUsd).toBeGreaterThan(0);
+      const ledger = await settledLedger(switchyard.ledgers, 'team-digest');
+      expect(ledger.spentNanoUsd).toBeGreaterThan(0);
 
       const described = await schedules.describe(id);
       expect(described.runsTaken).toBe(2);

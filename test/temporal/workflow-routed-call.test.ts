@@ -24,6 +24,7 @@ import type {
   failsOnceAfterCallWorkflow,
   supportAgentWorkflow,
 } from '../support/user-workflows';
+import { settledLedger } from '../support/settled-ledger';
 
 const EventType = temporal.api.enums.v1.EventType;
 const ORDERS = { 'A-1001': { status: 'shipped', eta: '2026-11-20' } } as const;
@@ -151,7 +152,7 @@ test('the sample agent: a model call, its tool, a second call; each call a child
     // Both calls were charged to the run's scope, and only what their records say.
     const records = await Promise.all(result.callWorkflowIds.map((id) => stack.switchyard.inspect(id)));
     const recorded = records.reduce((sum, inspection) => sum + inspection.record!.totalCostNanoUsd, 0);
-    const ledger = await stack.switchyard.ledgers.get(budget);
+    const ledger = await settledLedger(stack.switchyard.ledgers, budget);
     expect(ledger?.spentNanoUsd).toBe(recorded);
     expect(ledger?.openReservations).toHaveLength(0);
     expect(result.costUsd).toBeCloseTo(nanoToUsd(recorded), 9);
@@ -253,7 +254,9 @@ test('a retried parent asks for its call again and gets the first answer: one re
     expect(result.texts).toEqual(['answered once']);
     expect(harness.fake.requests).toHaveLength(1);
     const call = await stack.switchyard.inspect(result.callWorkflowIds[0]!);
-    expect((await stack.switchyard.ledgers.get(budget))?.spentNanoUsd).toBe(call.record!.totalCostNanoUsd);
+    expect((await settledLedger(stack.switchyard.ledgers, budget)).spentNanoUsd).toBe(
+      call.record!.totalCostNanoUsd,
+    );
   });
 });
 
@@ -304,7 +307,7 @@ test('a parent reset to its start runs again without calling or charging again, 
     await stack.switchyard.ledgers.setLimit(budget, { limitUsd: 0.05 });
     const agent = await startAgent(stack, budget);
     const first: SupportAgentResult = await agent.result();
-    const spent = (await stack.switchyard.ledgers.get(budget))?.spentNanoUsd;
+    const spent = (await settledLedger(stack.switchyard.ledgers, budget)).spentNanoUsd;
 
     const newRunId = await resetToFirstTask(stack.client, agent.workflowId);
     const again = await stack.client.workflow
@@ -314,7 +317,7 @@ test('a parent reset to its start runs again without calling or charging again, 
     // The reset run asked for the same two calls, found them, and read their answers through Switchyard's worker.
     expect(again).toEqual(first);
     expect(harness.fake.requests).toHaveLength(2);
-    expect((await stack.switchyard.ledgers.get(budget))?.spentNanoUsd).toBe(spent);
+    expect((await settledLedger(stack.switchyard.ledgers, budget)).spentNanoUsd).toBe(spent);
     const events = await eventTypes(stack.client, agent.workflowId);
     expect(events.filter((type) => type === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED')).toHaveLength(
       2,
