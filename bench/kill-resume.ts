@@ -70,6 +70,7 @@ export interface KillResumeResult {
   /** The workers' sticky queue schedule-to-start timeout, in milliseconds. */
   readonly stickyQueueScheduleToStartTimeoutMs: number;
   readonly slowAnswerMs: number;
+  readonly killDelayMs: number;
   readonly samples: KillResumeSample[];
 }
 
@@ -93,6 +94,12 @@ export interface KillResumeOptions {
   readonly kills: number;
   /** @default {@link KILL_RESUME_SLOW_ANSWER_MS} */
   readonly slowAnswerMs?: number;
+  /**
+   * How long after the slow request reached the provider the worker is killed, in milliseconds; below the slow
+   * answer's delay. At 0 the attempt has not heartbeated yet, so the server notices only a whole heartbeat
+   * timeout after the attempt started: the slowest point of an attempt to lose its worker. @default 0
+   */
+  readonly killDelayMs?: number;
   readonly onKill?: (kill: number, sample: KillResumeSample | undefined, error?: string) => void;
 }
 
@@ -199,6 +206,9 @@ async function readHistory(
 export async function measureKillResume(options: KillResumeOptions): Promise<KillResumeResult> {
   const { client, fake, taskQueue } = options;
   const slowAnswerMs = options.slowAnswerMs ?? KILL_RESUME_SLOW_ANSWER_MS;
+  const killDelayMs = options.killDelayMs ?? 0;
+  if (killDelayMs >= slowAnswerMs)
+    throw new RangeError(`killDelayMs (${killDelayMs}) must be below slowAnswerMs (${slowAnswerMs})`);
   const config: Config = benchConfig(options.fakeUrls);
   const switchyard = new SwitchyardClient({ client, taskQueue, config });
   const startWorker = () =>
@@ -236,10 +246,14 @@ export async function measureKillResume(options: KillResumeOptions): Promise<Kil
         const before = fake.requests.length;
         const handle = await switchyard.start({ route: KILL_RESUME_ROUTE, request: BENCH_REQUEST });
         workflowId = handle.workflowId;
-        await within('the slow attempt to reach the provider', requestFor(fake, BENCH_MODELS.slow, before));
+        const slow = await within(
+          'the slow attempt to reach the provider',
+          requestFor(fake, BENCH_MODELS.slow, before),
+        );
         const identity = await within('the attempt’s worker', attemptHolder(client, workflowId));
         const victim = workers.find((worker) => identity.startsWith(`${worker.pid}@`));
         if (!victim) throw new Error(`the attempt runs on ${identity}, not on a kill worker`);
+        if (killDelayMs > 0) await delay(killDelayMs - (Date.now() - slow.receivedAt));
 
         const exited = once(victim.child, 'exit');
         const killedAtMs = Date.now();
@@ -291,6 +305,7 @@ export async function measureKillResume(options: KillResumeOptions): Promise<Kil
     stickyQueueScheduleToStartTimeoutMs:
       typeof configured === 'number' ? configured : STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
     slowAnswerMs,
+    killDelayMs,
     samples,
   };
 }
@@ -309,7 +324,7 @@ export function killResumeGoal(result: KillResumeResult): Goal {
 export function killResumeRow(result: KillResumeResult): [string, string] {
   const { resumeMs, noticedMs, pickedUpMs, sentMs } = result;
   return [
-    `kill-resume over ${result.kills} kills (SIGKILL → next attempt's request, from the surviving worker)`,
+    `kill-resume over ${result.kills} kills, each ${result.killDelayMs} ms after the attempt reached the provider (SIGKILL → next attempt's request, from the surviving worker)`,
     `p50 ${resumeMs.p50} ms, p90 ${resumeMs.p90} ms, max ${resumeMs.max} ms, ${result.errors.length} errors; ` +
       `p50 parts: heartbeat timeout noticed ${noticedMs.p50} + survivor's workflow task ${pickedUpMs.p50} ` +
       `(${result.stickyTimeouts} sticky timeouts) + request sent ${sentMs.p50} ms; bounds: heartbeat timeout ` +
