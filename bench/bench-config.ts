@@ -28,6 +28,8 @@ export const BENCH_MODELS = {
   flaky: 'bench-flaky',
   /** First target of the outage route: in a full outage during the breaker bench. */
   down: 'bench-down',
+  /** First target of the kill-resume route: answers slowly, so its worker can be killed mid-attempt. */
+  slow: 'bench-slow',
 } as const;
 
 /** Routes of the failover and outage benches (both on the 0 ms endpoint). */
@@ -35,6 +37,11 @@ export const FAILOVER_ROUTE = 'bench-failover';
 export const OUTAGE_ROUTE = 'bench-outage';
 /** The outage route's breaker cooldown, in milliseconds: short, so the bench window includes probes. */
 export const OUTAGE_COOLDOWN_MS = 5_000;
+/**
+ * Route of the kill-resume bench (0 ms endpoint): a slow first target whose worker is SIGKILLed mid-attempt, then
+ * the fallback, whose request shows the call resumed. Its heartbeat timeout is the route default (2 s).
+ */
+export const KILL_RESUME_ROUTE = 'bench-kill-resume';
 
 /** Budget scope every routed call of the latency and throughput benches reserves on (one hot ledger). */
 export const ROUTED_BUDGET_SCOPE = 'bench-routed';
@@ -88,6 +95,11 @@ export function benchConfig(urls: FakeBaseUrls): Config {
       [OUTAGE_ROUTE]: {
         targets: [target('0ms', BENCH_MODELS.down), target('0ms', BENCH_MODELS.fallback)],
         breaker: { failureThreshold: 3, cooldownMs: OUTAGE_COOLDOWN_MS },
+      },
+      // Every call loses its first attempt with its worker; the breaker must not open and skip the slow target.
+      [KILL_RESUME_ROUTE]: {
+        targets: [target('0ms', BENCH_MODELS.slow), target('0ms', BENCH_MODELS.fallback)],
+        breaker: { failureThreshold: 1000, cooldownMs: 30_000 },
       },
     },
     budgets: { [ROUTED_BUDGET_SCOPE]: { limitUsd: 1_000_000 } },

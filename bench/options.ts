@@ -27,6 +27,8 @@ export interface BenchSizes {
   readonly failoverMaxMs: number;
   /** Routed and bare calls whose histories are broken down in the profile. */
   readonly profileCalls: number;
+  /** Worker processes SIGKILLed mid-attempt by the kill-resume bench (one routed call each). */
+  readonly killResumeKills: number;
 }
 
 export const FULL_SIZES: BenchSizes = {
@@ -44,6 +46,7 @@ export const FULL_SIZES: BenchSizes = {
   failoverCalls: 200,
   failoverMaxMs: 30_000,
   profileCalls: 25,
+  killResumeKills: 20,
 };
 
 export const QUICK_SIZES: BenchSizes = {
@@ -62,6 +65,7 @@ export const QUICK_SIZES: BenchSizes = {
   failoverCalls: 15,
   failoverMaxMs: 4_000,
   profileCalls: 8,
+  killResumeKills: 3,
 };
 
 export interface BenchOptions {

@@ -6,6 +6,7 @@ import type { SideBySideResult, ThroughputResult } from './throughput';
 import type { HealthyBreakerResult, OutageResult } from './breaker';
 import type { LedgerLevelResult } from './ledger';
 import type { FailoverResult } from './failover';
+import { killResumeGoal, killResumeRow, type KillResumeResult } from './kill-resume';
 import type { CallProfile } from './profile';
 import type { BenchSetup } from './environment';
 import type { Summary } from './stats';
@@ -38,6 +39,7 @@ export interface BenchInputs {
   readonly idleWorkerRssMb: number;
   readonly profile: Record<string, CallProfile>;
   readonly activityTimings: Record<string, Summary>;
+  readonly killResume: KillResumeResult;
 }
 
 const p = (summary: Summary) => ({ p50: summary.p50, p99: summary.p99 });
@@ -112,6 +114,7 @@ export function buildResults(inputs: BenchInputs) {
     modes: inputs.latency.byMode,
     profile: inputs.profile,
     activityTimings: inputs.activityTimings,
+    killResume: inputs.killResume,
     goals: [] as Goal[],
   };
   results.goals = goals(results, inputs);
@@ -187,6 +190,7 @@ function goals(results: Omit<BenchResults, 'goals'>, inputs: BenchInputs): Goal[
       measured: `${results.breaker.events_per_healthy_call} (${inputs.healthyBreaker.eventsAdded} events / ${inputs.healthyBreaker.healthyCalls} calls)`,
       met: inputs.healthyBreaker.eventsAdded === 0 && inputs.healthyBreaker.sameRun,
     },
+    killResumeGoal(inputs.killResume),
   ];
 }
 
@@ -286,6 +290,7 @@ export function renderTables(results: BenchResults): string {
       'failover (target 1 fails → target 2 request)',
       `p50 ${results.failover.p50} ms, p99 ${results.failover.p99} ms; with a budget scope p50 ${results.failover.with_budget.p50} ms, p99 ${results.failover.with_budget.p99} ms`,
     ]),
+    row(killResumeRow(results.killResume)),
     row([
       'worker process RSS at the throughput load',
       `${results.worker_rss_mb_at_load} MB (${results.worker_rss_mb_idle} MB after start, before any call)`,

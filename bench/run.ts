@@ -14,6 +14,7 @@ import {
 import { startCpuAccount } from './cpu-account';
 import { startEnvironment, type BenchSetup } from './environment';
 import { measureFailover } from './failover';
+import { measureKillResume } from './kill-resume';
 import { measureLatency } from './latency';
 import { measureLedger } from './ledger';
 import { calibrate, describeMachine } from './machine';
@@ -172,6 +173,22 @@ export async function runBench(
     );
     const cpuShare = cpu.read([environment.server.process.pid!, link.pid]);
 
+    // Last: its worker processes start and die beside the server, which would disturb what is measured above.
+    log(`kill-resume: ${sizes.killResumeKills} workers SIGKILLed mid-attempt`);
+    const killResume = await measureKillResume({
+      address: environment.server.address,
+      client,
+      driver: link,
+      fake: fakes['0ms'],
+      fakeUrls: { '0ms': fakes['0ms'].openaiBaseURL, '50ms': fakes['50ms'].openaiBaseURL },
+      settings: setup.worker,
+      bundles,
+      taskQueue: `${environment.taskQueue}-kill`,
+      kills: sizes.killResumeKills,
+      onKill: (kill, sample, error) =>
+        log(sample ? `  kill ${kill}: resumed after ${sample.resumeMs} ms` : `  ${error}`),
+    });
+
     return buildResults({
       quick,
       startedAt,
@@ -187,6 +204,7 @@ export async function runBench(
       ledger,
       failover,
       failoverBudgeted,
+      killResume,
       idleWorkerRssMb: Math.round((idleWorkerRssBytes / 2 ** 20) * 10) / 10,
       profile,
       activityTimings: {
