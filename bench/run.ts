@@ -95,7 +95,9 @@ export async function runBench(
       await link.send({ kind: 'activityTimings', reset: true }),
     );
 
-    log(`side by side: bare and routed calls, ${SIDE_BY_SIDE_CONCURRENCY} concurrent`);
+    log(
+      `side by side: bare and routed calls${peer.proxy ? ', direct and LiteLLM calls' : ''}, ${SIDE_BY_SIDE_CONCURRENCY} concurrent`,
+    );
     const sideBySide = await measureSideBySide(link, {
       mode: '50ms',
       concurrency: SIDE_BY_SIDE_CONCURRENCY,
