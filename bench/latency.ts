@@ -1,7 +1,8 @@
 // Latency of direct, bare and routed calls, interleaved in rounds; overhead = sample − the round's direct p50.
 import { LATENCY_MODES, type LatencyMode } from './bench-config';
 import { processCpuMs } from './cpu-account';
-import type { Variant } from './protocol';
+import type { LitellmEndpoint } from './litellm';
+import type { CallSpec, Variant } from './protocol';
 import { median, round, summarize, type Summary } from './stats';
 import type { WorkerLink } from './worker-link';
 
@@ -23,6 +24,11 @@ export interface LatencyOptions {
   readonly cpuPids: { readonly worker: number; readonly server: number };
   /** The driver process and dev server at default settings, for the `bareDefault` lane. @default none */
   readonly defaults?: { readonly link: WorkerLink; readonly cpuPids: { worker: number; server: number } };
+  /**
+   * LiteLLM's proxy, for the `litellm` lane: the driver process calls it with the `openai` SDK, and the
+   * proxy process's CPU is charged where the dev server's is for the other lanes. @default no such lane
+   */
+  readonly litellm?: { readonly peer: LitellmEndpoint; readonly pid: number };
   /** @default both latency modes */
   readonly modes?: readonly LatencyMode[];
   /** Called after each round, for progress output. */
@@ -31,8 +37,21 @@ export interface LatencyOptions {
 
 export interface CpuPerCall {
   readonly worker: number;
+  /** The dev server's; for the `litellm` lane, the proxy process's. */
   readonly server: number;
   readonly total: number;
+}
+
+/** The `litellm` lane beside the direct call and the bare workflow of the same rounds. */
+export interface PeerLatency {
+  /** Each sample minus the p50 of the direct samples of its own round. */
+  readonly overhead: Summary;
+  /** LiteLLM p50 / direct p50. */
+  readonly ratioToDirectP50: number;
+  /** LiteLLM p50 / bare workflow p50. */
+  readonly ratioToBareP50: number;
+  /** LiteLLM / bare workflow, by total CPU per call (driver + proxy against worker + dev server). */
+  readonly cpuRatioToBare: number;
 }
 
 export interface ModeLatency {
@@ -57,6 +76,8 @@ export interface ModeLatency {
   readonly cpuPerCallMs: Partial<Record<Lane, CpuPerCall>>;
   /** Routed / bare and budgeted / bare, by total CPU per call. */
   readonly cpuRatio: { readonly routed: number; readonly budgeted: number };
+  /** Present when the `litellm` lane ran. */
+  readonly litellm?: PeerLatency;
 }
 
 export interface LatencyResult {
@@ -78,10 +99,24 @@ function order(lanes: readonly Lane[], index: number): Lane[] {
 
 export async function measureLatency(link: WorkerLink, options: LatencyOptions): Promise<LatencyResult> {
   const measured = options.modes ?? LATENCY_MODES;
-  const lanes: readonly Lane[] = options.defaults ? [...TUNED_LANES, 'bareDefault'] : TUNED_LANES;
+  const lanes: readonly Lane[] = [
+    ...TUNED_LANES,
+    ...(options.defaults ? (['bareDefault'] as const) : []),
+    ...(options.litellm ? (['litellm'] as const) : []),
+  ];
   const linkOf = (lane: Lane) => (lane === 'bareDefault' ? options.defaults!.link : link);
   const variantOf = (lane: Lane): Variant => (lane === 'bareDefault' ? 'bare' : lane);
-  const pidsOf = (lane: Lane) => (lane === 'bareDefault' ? options.defaults!.cpuPids : options.cpuPids);
+  const callOf = (lane: Lane, mode: LatencyMode): CallSpec => ({
+    variant: variantOf(lane),
+    mode,
+    ...(lane === 'litellm' ? { peer: options.litellm!.peer } : {}),
+  });
+  const pidsOf = (lane: Lane) =>
+    lane === 'bareDefault'
+      ? options.defaults!.cpuPids
+      : lane === 'litellm'
+        ? { worker: options.cpuPids.worker, server: options.litellm!.pid }
+        : options.cpuPids;
   const isRouted = (lane: Lane) => lane === 'routed' || lane === 'budgeted';
   let routedCalls = 0;
 
@@ -89,7 +124,7 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
     for (const lane of lanes) {
       const warmup = await linkOf(lane).send({
         kind: 'sequential',
-        call: { variant: variantOf(lane), mode },
+        call: callOf(lane, mode),
         count: options.warmupCalls,
         maxDurationMs: options.batchMaxMs * 2,
       });
@@ -118,7 +153,7 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
         const cpuBefore = cpuNow();
         const result = await linkOf(lane).send({
           kind: 'sequential',
-          call: { variant: variantOf(lane), mode },
+          call: callOf(lane, mode),
           count: options.samplesPerRound,
           maxDurationMs: options.batchMaxMs,
         });
@@ -130,7 +165,7 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
         roundSamples[lane] = result.latenciesMs;
         roundIds[lane] = result.workflowIds;
         errors[mode][lane] = (errors[mode][lane] ?? 0) + result.errors.length;
-        if (lane !== 'direct') {
+        if (lane !== 'direct' && lane !== 'litellm') {
           starts[mode].workflows += result.workflowIds.length;
           starts[mode].eager += result.eagerStarts;
         }
@@ -164,6 +199,7 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
     ) as PerLane<CpuPerCall>;
     const bare = summaries.bare!;
     const cpuOf = (lane: Lane) => cpuPerCallMs[lane]?.total ?? 0;
+    const peer = summaries.litellm;
     byMode[mode] = {
       lanes: summaries,
       direct: summaries.direct!,
@@ -184,6 +220,16 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
         routed: cpuOf('bare') ? round(cpuOf('routed') / cpuOf('bare'), 2) : 0,
         budgeted: cpuOf('bare') ? round(cpuOf('budgeted') / cpuOf('bare'), 2) : 0,
       },
+      ...(peer
+        ? {
+            litellm: {
+              overhead: summarize(overhead[mode].litellm ?? []),
+              ratioToDirectP50: round(peer.p50 / summaries.direct!.p50, 2),
+              ratioToBareP50: round(peer.p50 / bare.p50, 2),
+              cpuRatioToBare: cpuOf('bare') ? round(cpuOf('litellm') / cpuOf('bare'), 2) : 0,
+            },
+          }
+        : {}),
     };
   }
   return { byMode, lastRound, routedCalls };

@@ -1,11 +1,12 @@
 // Messages between the bench orchestrator and its worker process (Node IPC). Bench side.
 import type { LatencyMode } from './bench-config';
+import type { LitellmEndpoint } from './litellm';
 
 /**
  * What one sample calls: the SDK directly, a one-activity workflow, a routed call (breaker on, no budget scope),
- * or a routed call with a budget scope too (breaker and ledger).
+ * a routed call with a budget scope too (breaker and ledger), or the peer: the SDK through LiteLLM's proxy.
  */
-export type Variant = 'direct' | 'bare' | 'routed' | 'budgeted';
+export type Variant = 'direct' | 'bare' | 'routed' | 'budgeted' | 'litellm';
 
 export interface CallSpec {
   readonly variant: Variant;
@@ -19,6 +20,8 @@ export interface CallSpec {
   readonly taskQueue?: string;
   /** Budget scope of a `budgeted` call. @default the latency bench's scope */
   readonly budget?: string;
+  /** Where a `litellm` call goes: the proxy's base URL and key (required for that variant). */
+  readonly peer?: LitellmEndpoint;
 }
 
 /** What a worker process runs: the driver with its own workers, or a plain Switchyard worker. */

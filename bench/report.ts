@@ -40,7 +40,13 @@ export interface BenchInputs {
   readonly profile: Record<string, CallProfile>;
   readonly activityTimings: Record<string, Summary>;
   readonly killResume: KillResumeResult;
+  /** The LiteLLM peer lane: its version and idle RSS when it ran, why not otherwise. @default not asked for */
+  readonly litellm?: LitellmRun;
 }
+
+export type LitellmRun =
+  | { readonly version: string; readonly idleRssMb: number; readonly skipped?: undefined }
+  | { readonly skipped: string };
 
 const p = (summary: Summary) => ({ p50: summary.p50, p99: summary.p99 });
 
@@ -115,6 +121,7 @@ export function buildResults(inputs: BenchInputs) {
     profile: inputs.profile,
     activityTimings: inputs.activityTimings,
     killResume: inputs.killResume,
+    litellm: litellmFields(inputs),
     goals: [] as Goal[],
   };
   results.goals = goals(results, inputs);
@@ -122,6 +129,29 @@ export function buildResults(inputs: BenchInputs) {
 }
 
 export type BenchResults = ReturnType<typeof buildResults>;
+
+/** The peer lane's headline numbers (fake at 0 ms, side by side at its concurrency), or why it did not run. */
+function litellmFields(inputs: BenchInputs) {
+  const run = inputs.litellm;
+  if (!run) return null;
+  if (run.skipped !== undefined) return { skipped: run.skipped };
+  const primary = inputs.latency.byMode[PRIMARY_MODE];
+  const lane = primary.lanes.litellm;
+  const level = inputs.sideBySide.levels.find((each) => each.variant === 'litellm');
+  return {
+    version: run.version,
+    p50: lane ? lane.p50 : null,
+    p99: lane ? lane.p99 : null,
+    ratio_to_direct_p50: primary.litellm?.ratioToDirectP50 ?? null,
+    ratio_to_bare_p50: primary.litellm?.ratioToBareP50 ?? null,
+    cpu_ms_per_call: primary.cpuPerCallMs.litellm ?? null,
+    cpu_ratio_to_bare: primary.litellm?.cpuRatioToBare ?? null,
+    calls_per_s: level?.callsPerS ?? null,
+    calls_per_s_ratio: inputs.sideBySide.ratio.litellm ?? null,
+    rss_mb_idle: run.idleRssMb,
+    rss_mb_peak: level?.peakRssMb ?? null,
+  };
+}
 
 function ledgerFields(level: LedgerLevelResult) {
   const { reservesPerS, p99Ms, overGrant, ...rest } = level;
@@ -202,6 +232,7 @@ const LANE_NAMES = {
   bare: 'bare workflow',
   routed: 'routed call',
   budgeted: 'routed call with budget',
+  litellm: 'LiteLLM proxy (peer)',
 } as const;
 
 /** The results as Markdown tables: latency by mode, the other measurements, then the goals. */
@@ -255,6 +286,7 @@ export function renderTables(results: BenchResults): string {
       `${fast.cpuRatio.routed} ×, ${fast.cpuRatio.budgeted} ×`,
       `${slow.cpuRatio.routed} ×, ${slow.cpuRatio.budgeted} ×`,
     ]),
+    ...litellmLatencyRows(results),
     '',
     row(['measurement', 'result']),
     row(['---', '---']),
@@ -264,6 +296,7 @@ export function renderTables(results: BenchResults): string {
         `${level.callsPerS} calls/s, p50 ${level.latency.p50} ms, p99 ${level.latency.p99} ms, ${level.errors} errors`,
       ]),
     ),
+    ...litellmSideBySideRows(results),
     row([
       `throughput with budget, on a worker process of its own (fake at ${results.throughput.mode})`,
       `${results.throughput.routed_calls_per_s} calls/s at ${results.throughput.concurrency} concurrent, p99 ${results.throughput.p99_ms} ms`,
@@ -301,6 +334,61 @@ export function renderTables(results: BenchResults): string {
     ...results.goals.map((goal) => row([goal.goal, goal.measured, goal.met ? 'yes' : '**no**'])),
   ];
   return lines.join('\n');
+}
+
+/** The peer lane's rows of the latency table: its latency, its ratios, its CPU (or why it did not run). */
+function litellmLatencyRows(results: BenchResults): string[] {
+  const peer = results.litellm;
+  if (!peer) return [];
+  if ('skipped' in peer) return [row(['LiteLLM proxy (peer)', `skipped: ${peer.skipped}`, ''])];
+  const fast = results.modes['0ms'];
+  const slow = results.modes['50ms'];
+  const fastPeer = fast.lanes.litellm;
+  const slowPeer = slow.lanes.litellm;
+  if (!fastPeer || !slowPeer || !fast.litellm || !slow.litellm) return [];
+  const cpu = (mode: typeof fast) => mode.cpuPerCallMs.litellm!;
+  return [
+    row([
+      `LiteLLM proxy ${peer.version}, 1 worker (peer)`,
+      `${fastPeer.p50} / ${fastPeer.p99}`,
+      `${slowPeer.p50} / ${slowPeer.p99}`,
+    ]),
+    row([
+      'LiteLLM p50 / direct p50, / bare p50',
+      `${fast.litellm.ratioToDirectP50} ×, ${fast.litellm.ratioToBareP50} ×`,
+      `${slow.litellm.ratioToDirectP50} ×, ${slow.litellm.ratioToBareP50} ×`,
+    ]),
+    row([
+      `CPU per call, ms (worker process + LiteLLM proxy): ${LANE_NAMES.litellm}`,
+      `${cpu(fast).worker} + ${cpu(fast).server}`,
+      `${cpu(slow).worker} + ${cpu(slow).server}`,
+    ]),
+    row([
+      'CPU per call / bare: LiteLLM',
+      `${fast.litellm.cpuRatioToBare} ×`,
+      `${slow.litellm.cpuRatioToBare} ×`,
+    ]),
+  ];
+}
+
+/** The peer lane's rows of the measurement table: its calls/s beside bare and direct, and the proxy's RSS. */
+function litellmSideBySideRows(results: BenchResults): string[] {
+  const peer = results.litellm;
+  const ratio = results.side_by_side.ratio.litellm;
+  const level = results.side_by_side.levels.find((each) => each.variant === 'litellm');
+  if (!peer || 'skipped' in peer || !ratio || !level) return [];
+  const concurrent = `${results.side_by_side.concurrency} concurrent`;
+  return [
+    row([
+      `LiteLLM calls/s / bare workflows/s, / direct calls/s (${concurrent})`,
+      `${ratio.toBare} ×, ${ratio.toDirect} ×`,
+    ]),
+    row([
+      `LiteLLM proxy process at ${concurrent}`,
+      `RSS ${level.peakRssMb} MB (${peer.rss_mb_idle} MB after start); CPU per call ${level.cpuPerCallMs?.proxy} ms ` +
+        `(+ ${level.cpuPerCallMs?.driver} ms in the calling process)`,
+    ]),
+  ];
 }
 
 /** The history profile as a Markdown table per call kind. */

@@ -17,6 +17,7 @@ import { measureFailover } from './failover';
 import { measureKillResume } from './kill-resume';
 import { measureLatency } from './latency';
 import { measureLedger } from './ledger';
+import { startLitellmLane } from './litellm';
 import { calibrate, describeMachine } from './machine';
 import { parseBenchArguments, type BenchSizes } from './options';
 import { profileCalls, summarizeActivityTimings, type CallProfile } from './profile';
@@ -52,13 +53,24 @@ export async function runBench(
   log(`starting the dev server, two fake endpoints and the worker process (${quick ? 'quick' : 'full'} run)`);
   const environment = await startEnvironment(setup, bundles, { withDefaults: true });
   const { link, client, fakes } = environment;
+  // The optional peer lane: LiteLLM's proxy on the same fakes (never fails the bench; says why it is absent).
+  const peer = await startLitellmLane({
+    '0ms': fakes['0ms'].openaiBaseURL,
+    '50ms': fakes['50ms'].openaiBaseURL,
+  });
+  const litellmIdleRssBytes = peer.proxy?.rssBytes() ?? 0;
+  log(
+    peer.proxy
+      ? `LiteLLM ${peer.proxy.version} proxy, pid ${peer.proxy.pid}`
+      : `LiteLLM lane skipped: ${peer.skipped}`,
+  );
   try {
     const idleWorkerRssBytes = await environment.loadWorker.rssBytes();
     await createHealthyBreakers(link, fakes);
     const breakersBefore = await markBreakers(environment.breakers, HEALTHY_BREAKER_KEYS);
 
     log(
-      `latency: ${sizes.rounds} rounds × ${sizes.samplesPerRound} samples × 5 lanes × ${LATENCY_MODES.length} modes`,
+      `latency: ${sizes.rounds} rounds × ${sizes.samplesPerRound} samples × ${peer.proxy ? 6 : 5} lanes × ${LATENCY_MODES.length} modes`,
     );
     const latency = await measureLatency(link, {
       warmupCalls: sizes.warmupCalls,
@@ -77,17 +89,21 @@ export async function runBench(
             },
           }
         : {}),
+      ...(peer.proxy ? { litellm: { peer: peer.proxy.endpoint, pid: peer.proxy.pid } } : {}),
       onRound: (round) => log(`  round ${round}/${sizes.rounds}`),
     });
     const activityTimings = summarizeActivityTimings(
       await link.send({ kind: 'activityTimings', reset: true }),
     );
 
-    log(`side by side: bare and routed calls, ${SIDE_BY_SIDE_CONCURRENCY} concurrent`);
+    log(
+      `side by side: bare and routed calls${peer.proxy ? ', direct and LiteLLM calls' : ''}, ${SIDE_BY_SIDE_CONCURRENCY} concurrent`,
+    );
     const sideBySide = await measureSideBySide(link, {
       mode: '50ms',
       concurrency: SIDE_BY_SIDE_CONCURRENCY,
       durationMs: sizes.throughputDurationMs,
+      ...(peer.proxy ? { litellm: peer.proxy } : {}),
     });
 
     log(
@@ -171,7 +187,11 @@ export async function runBench(
       failover.workflowIds.slice(0, sizes.profileCalls),
       failover.callLatenciesMs.slice(0, sizes.profileCalls),
     );
-    const cpuShare = cpu.read([environment.server.process.pid!, link.pid]);
+    const cpuShare = cpu.read([
+      environment.server.process.pid!,
+      link.pid,
+      ...(peer.proxy ? [peer.proxy.pid] : []),
+    ]);
 
     // Last: its worker processes start and die beside the server, which would disturb what is measured above.
     log(`kill-resume: ${sizes.killResumeKills} workers SIGKILLed mid-attempt`);
@@ -213,8 +233,12 @@ export async function runBench(
           Object.entries(failoverTimings).map(([label, summary]) => [`${label} (failover)`, summary]),
         ),
       },
+      litellm: peer.proxy
+        ? { version: peer.proxy.version, idleRssMb: Math.round((litellmIdleRssBytes / 2 ** 20) * 10) / 10 }
+        : { skipped: peer.skipped },
     });
   } finally {
+    await peer.proxy?.stop();
     await environment.stop();
   }
 }

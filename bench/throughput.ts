@@ -1,5 +1,8 @@
 // Routed-call throughput: closed loops at rising concurrency, with the worker's RSS sampled meanwhile.
 import { THROUGHPUT_BUDGET_SCOPE, type LatencyMode } from './bench-config';
+import { processCpuMs } from './cpu-account';
+import type { LitellmProxy } from './litellm';
+import type { ClosedLoopResult, Variant } from './protocol';
 import { round, summarize, type Summary } from './stats';
 import { withRssSampling, type WorkerLink } from './worker-link';
 
@@ -81,10 +84,14 @@ export async function measureThroughput(
 }
 
 export interface SideBySideLevel {
-  readonly variant: 'bare' | 'routed' | 'budgeted';
+  readonly variant: Variant;
   readonly callsPerS: number;
   readonly latency: Summary;
   readonly errors: number;
+  /** `litellm` only: the proxy process's peak RSS during its passes, in MB. */
+  readonly peakRssMb?: number;
+  /** `litellm` only: CPU per call of the driver process (its SDK client) and of the proxy, in milliseconds. */
+  readonly cpuPerCallMs?: { readonly driver: number; readonly proxy: number };
 }
 
 export interface SideBySideResult {
@@ -92,30 +99,63 @@ export interface SideBySideResult {
   readonly concurrency: number;
   readonly levels: SideBySideLevel[];
   /** Routed (no budget) calls/s over bare workflows/s, and routed with a budget over bare. */
-  readonly ratio: { readonly routed: number; readonly budgeted: number };
+  readonly ratio: {
+    readonly routed: number;
+    readonly budgeted: number;
+    /** LiteLLM calls/s over bare workflows/s and over direct calls/s, when that lane ran. */
+    readonly litellm?: { readonly toBare: number; readonly toDirect: number };
+  };
 }
+
+/** The side-by-side lanes the peer adds: the direct call (the ceiling) and the call through LiteLLM. */
+const PEER_VARIANTS: readonly Variant[] = ['direct', 'litellm'];
 
 /**
  * Bare workflows and routed calls at the same concurrency, each in closed loops from the driver process and
  * served by its own workers (eager start on), in two passes of opposite order so neither always runs second.
+ * With `litellm`, direct calls and calls through the proxy join them, the proxy's RSS and CPU measured.
  */
 export async function measureSideBySide(
   driver: WorkerLink,
-  options: { readonly mode: LatencyMode; readonly concurrency: number; readonly durationMs: number },
+  options: {
+    readonly mode: LatencyMode;
+    readonly concurrency: number;
+    readonly durationMs: number;
+    /** LiteLLM's proxy, for the peer columns. @default none */
+    readonly litellm?: LitellmProxy;
+  },
 ): Promise<SideBySideResult> {
-  const variants = ['bare', 'routed', 'budgeted'] as const;
+  const { litellm } = options;
+  const variants: readonly Variant[] = ['bare', 'routed', 'budgeted', ...(litellm ? PEER_VARIANTS : [])];
   const totals = new Map<
     string,
     { completed: number; elapsedMs: number; latencies: number[]; errors: number }
   >();
+  const peer = { peakRssBytes: 0, driverCpuMs: 0, proxyCpuMs: 0 };
   for (const pass of [variants, [...variants].reverse()]) {
     for (const variant of pass) {
-      const result = await driver.send({
-        kind: 'closedLoop',
-        call: { variant, mode: options.mode },
-        concurrency: options.concurrency,
-        durationMs: options.durationMs / 2,
-      });
+      const work = (): Promise<ClosedLoopResult> =>
+        driver.send({
+          kind: 'closedLoop',
+          call: {
+            variant,
+            mode: options.mode,
+            ...(variant === 'litellm' && litellm ? { peer: litellm.endpoint } : {}),
+          },
+          concurrency: options.concurrency,
+          durationMs: options.durationMs / 2,
+        });
+      let result: ClosedLoopResult;
+      if (variant === 'litellm' && litellm) {
+        const cpuBefore = [processCpuMs(driver.pid) ?? 0, processCpuMs(litellm.pid) ?? 0];
+        const sampled = await withRssSampling({ rssBytes: async () => litellm.rssBytes() ?? 0 }, work());
+        peer.driverCpuMs += (processCpuMs(driver.pid) ?? 0) - cpuBefore[0]!;
+        peer.proxyCpuMs += (processCpuMs(litellm.pid) ?? 0) - cpuBefore[1]!;
+        peer.peakRssBytes = Math.max(peer.peakRssBytes, sampled.peakRssBytes);
+        result = sampled.result;
+      } else {
+        result = await work();
+      }
       const total = totals.get(variant) ?? { completed: 0, elapsedMs: 0, latencies: [], errors: 0 };
       total.completed += result.completed;
       total.elapsedMs += result.elapsedMs;
@@ -124,23 +164,34 @@ export async function measureSideBySide(
       totals.set(variant, total);
     }
   }
-  const levels = variants.map((variant) => {
+  const levels = variants.map((variant): SideBySideLevel => {
     const total = totals.get(variant)!;
+    const perCall = (ms: number) => (total.completed ? round(ms / total.completed, 2) : 0);
     return {
       variant,
       callsPerS: round(total.completed / (total.elapsedMs / 1000)),
       latency: summarize(total.latencies),
       errors: total.errors,
+      ...(variant === 'litellm'
+        ? {
+            peakRssMb: round(peer.peakRssBytes / MB),
+            cpuPerCallMs: { driver: perCall(peer.driverCpuMs), proxy: perCall(peer.proxyCpuMs) },
+          }
+        : {}),
     };
   });
-  const rate = (variant: string) => levels.find((level) => level.variant === variant)!.callsPerS;
+  const rate = (variant: string) => levels.find((level) => level.variant === variant)?.callsPerS ?? 0;
+  const ratioOf = (variant: string, to: string) => (rate(to) ? round(rate(variant) / rate(to), 2) : 0);
   return {
     mode: options.mode,
     concurrency: options.concurrency,
     levels,
     ratio: {
-      routed: rate('bare') ? round(rate('routed') / rate('bare'), 2) : 0,
-      budgeted: rate('bare') ? round(rate('budgeted') / rate('bare'), 2) : 0,
+      routed: ratioOf('routed', 'bare'),
+      budgeted: ratioOf('budgeted', 'bare'),
+      ...(litellm
+        ? { litellm: { toBare: ratioOf('litellm', 'bare'), toDirect: ratioOf('litellm', 'direct') } }
+        : {}),
     },
   };
 }

@@ -139,7 +139,7 @@ export class WorkerLink {
 
 /** Samples a process's RSS every `intervalMs` while `work` runs; returns the work's result and the peak. */
 export async function withRssSampling<T>(
-  link: WorkerLink,
+  link: Pick<WorkerLink, 'rssBytes'>,
   work: Promise<T>,
   intervalMs = 250,
 ): Promise<{ result: T; peakRssBytes: number; meanRssBytes: number }> {

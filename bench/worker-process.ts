@@ -20,6 +20,7 @@ import { bareCaller } from './bare';
 import { BARE_TASK_QUEUE, createBareActivities } from './bare-activities';
 import { BENCH_KEYS, benchConfig, ROUTED_BUDGET_SCOPE, type FakeBaseUrls } from './bench-config';
 import { directCaller } from './direct';
+import { createLitellmClient, litellmCaller } from './litellm';
 import { runLedgerCallers } from './ledger-callers';
 import { closedLoop, sequential, type Call } from './load';
 import {
@@ -144,6 +145,19 @@ async function driver(context: Context): Promise<Role> {
     createLedgerSender(client, entityTaskQueue(taskQueue), config),
   );
 
+  // One client per proxy for the process's life, as the direct lane keeps its provider's: warm connections.
+  const peerClients = new Map<string, ReturnType<typeof createLitellmClient>>();
+  const peerCaller = (spec: CallSpec): Call => {
+    if (!spec.peer) throw new Error('a litellm call needs the proxy (CallSpec.peer)');
+    const key = `${spec.peer.baseURL} ${spec.peer.apiKey}`;
+    if (!peerClients.has(key)) peerClients.set(key, createLitellmClient(spec.peer));
+    const call = litellmCaller(peerClients.get(key)!, spec.mode);
+    return async () => {
+      await call();
+      return undefined;
+    };
+  };
+
   const caller = (spec: CallSpec): Call => {
     switch (spec.variant) {
       case 'direct':
@@ -159,6 +173,8 @@ async function driver(context: Context): Promise<Role> {
           spec.route,
           spec.budget ?? ROUTED_BUDGET_SCOPE,
         );
+      case 'litellm':
+        return peerCaller(spec);
     }
   };
 
