@@ -10,7 +10,8 @@ import { TUNED_SETUP } from './run';
 
 const USAGE = `usage: npm run bench:kill-resume [-- --kills <n>] [-- --quick] [-- --kill-delay-ms <ms>]
   --kills           how many workers to SIGKILL (default ${FULL_SIZES.killResumeKills}; --quick: ${QUICK_SIZES.killResumeKills})
-  --kill-delay-ms   kill this long after the attempt's request reached the provider (default 0)`;
+  --kill-delay-ms   kill this long after the attempt's request reached the provider (default: kills spread
+                    evenly over one heartbeat timeout; 0 is the worst case, before the first heartbeat)`;
 
 function log(text: string): void {
   process.stderr.write(`[bench:kill-resume] ${text}\n`);
@@ -31,8 +32,8 @@ async function main(): Promise<void> {
   }
   const kills = Number(values.kills ?? (values.quick ? QUICK_SIZES : FULL_SIZES).killResumeKills);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`--kills must be a positive integer\n${USAGE}`);
-  const killDelayMs = Number(values['kill-delay-ms'] ?? 0);
-  if (!Number.isInteger(killDelayMs) || killDelayMs < 0)
+  const killDelayMs = values['kill-delay-ms'] === undefined ? 'spread' : Number(values['kill-delay-ms']);
+  if (killDelayMs !== 'spread' && (!Number.isInteger(killDelayMs) || killDelayMs < 0))
     throw new Error(`--kill-delay-ms must be a whole number of milliseconds\n${USAGE}`);
 
   Runtime.install({ logger: new DefaultLogger('ERROR') });

@@ -70,7 +70,8 @@ export interface KillResumeResult {
   /** The workers' sticky queue schedule-to-start timeout, in milliseconds. */
   readonly stickyQueueScheduleToStartTimeoutMs: number;
   readonly slowAnswerMs: number;
-  readonly killDelayMs: number;
+  /** A fixed delay from the request to the kill, in milliseconds, or `spread` over one heartbeat timeout. */
+  readonly killDelayMs: number | 'spread';
   readonly samples: KillResumeSample[];
 }
 
@@ -97,9 +98,11 @@ export interface KillResumeOptions {
   /**
    * How long after the slow request reached the provider the worker is killed, in milliseconds; below the slow
    * answer's delay. At 0 the attempt has not heartbeated yet, so the server notices only a whole heartbeat
-   * timeout after the attempt started: the slowest point of an attempt to lose its worker. @default 0
+   * timeout after the attempt started: the slowest point of an attempt to lose its worker. `spread`: kill `i`
+   * of `n` lands `(i − ½) / n` of a heartbeat timeout in, so the kills sample every point of the heartbeat
+   * cycle alike, as deaths at random moments would. @default 'spread'
    */
-  readonly killDelayMs?: number;
+  readonly killDelayMs?: number | 'spread';
   readonly onKill?: (kill: number, sample: KillResumeSample | undefined, error?: string) => void;
 }
 
@@ -206,10 +209,14 @@ async function readHistory(
 export async function measureKillResume(options: KillResumeOptions): Promise<KillResumeResult> {
   const { client, fake, taskQueue } = options;
   const slowAnswerMs = options.slowAnswerMs ?? KILL_RESUME_SLOW_ANSWER_MS;
-  const killDelayMs = options.killDelayMs ?? 0;
-  if (killDelayMs >= slowAnswerMs)
-    throw new RangeError(`killDelayMs (${killDelayMs}) must be below slowAnswerMs (${slowAnswerMs})`);
+  const killDelayMs = options.killDelayMs ?? 'spread';
   const config: Config = benchConfig(options.fakeUrls);
+  const heartbeatTimeoutMs = config.routes[KILL_RESUME_ROUTE]!.heartbeatTimeoutMs;
+  const delayOfKill = (kill: number) =>
+    killDelayMs === 'spread' ? Math.round(((kill - 0.5) / options.kills) * heartbeatTimeoutMs) : killDelayMs;
+  const latest = killDelayMs === 'spread' ? heartbeatTimeoutMs : killDelayMs;
+  if (latest >= slowAnswerMs)
+    throw new RangeError(`the kill (${latest} ms in) must come before the answer (${slowAnswerMs} ms)`);
   const switchyard = new SwitchyardClient({ client, taskQueue, config });
   const startWorker = () =>
     WorkerLink.start({
@@ -253,7 +260,8 @@ export async function measureKillResume(options: KillResumeOptions): Promise<Kil
         const identity = await within('the attempt’s worker', attemptHolder(client, workflowId));
         const victim = workers.find((worker) => identity.startsWith(`${worker.pid}@`));
         if (!victim) throw new Error(`the attempt runs on ${identity}, not on a kill worker`);
-        if (killDelayMs > 0) await delay(killDelayMs - (Date.now() - slow.receivedAt));
+        const wait = delayOfKill(kill) - (Date.now() - slow.receivedAt);
+        if (wait > 0) await delay(wait);
 
         const exited = once(victim.child, 'exit');
         const killedAtMs = Date.now();
@@ -301,7 +309,7 @@ export async function measureKillResume(options: KillResumeOptions): Promise<Kil
     pickedUpMs: summarize(samples.map((sample) => sample.pickedUpMs)),
     sentMs: summarize(samples.map((sample) => sample.sentMs)),
     stickyTimeouts: samples.filter((sample) => sample.stickyTimedOut).length,
-    heartbeatTimeoutMs: config.routes[KILL_RESUME_ROUTE]!.heartbeatTimeoutMs,
+    heartbeatTimeoutMs,
     stickyQueueScheduleToStartTimeoutMs:
       typeof configured === 'number' ? configured : STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
     slowAnswerMs,
@@ -320,11 +328,17 @@ export function killResumeGoal(result: KillResumeResult): Goal {
   };
 }
 
+function killPoint(result: KillResumeResult): string {
+  return result.killDelayMs === 'spread'
+    ? `spread evenly over the first ${result.heartbeatTimeoutMs} ms after the attempt reached the provider`
+    : `each ${result.killDelayMs} ms after the attempt reached the provider`;
+}
+
 /** The measurement's cells in the bench's results table: what it measured, and what bounds it. */
 export function killResumeRow(result: KillResumeResult): [string, string] {
   const { resumeMs, noticedMs, pickedUpMs, sentMs } = result;
   return [
-    `kill-resume over ${result.kills} kills, each ${result.killDelayMs} ms after the attempt reached the provider (SIGKILL → next attempt's request, from the surviving worker)`,
+    `kill-resume over ${result.kills} kills, ${killPoint(result)} (SIGKILL → next attempt's request, from the surviving worker)`,
     `p50 ${resumeMs.p50} ms, p90 ${resumeMs.p90} ms, max ${resumeMs.max} ms, ${result.errors.length} errors; ` +
       `p50 parts: heartbeat timeout noticed ${noticedMs.p50} + survivor's workflow task ${pickedUpMs.p50} ` +
       `(${result.stickyTimeouts} sticky timeouts) + request sent ${sentMs.p50} ms; bounds: heartbeat timeout ` +
