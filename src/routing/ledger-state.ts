@@ -112,16 +112,21 @@ function expireDraft(draft: Draft, at: number): void {
       draft.reservations[reservationId] = { ...reservation, reconciling: true };
       continue;
     }
-    delete draft.reservations[reservationId];
-    draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, reservation.amountNanoUsd);
-    draft.totals.expired += 1;
-    remember(draft, {
-      reservationId,
-      outcome: ClosedOutcome.expired,
-      chargedNanoUsd: reservation.amountNanoUsd,
-      amountNanoUsd: reservation.amountNanoUsd,
-    });
+    chargeInFull(draft, reservationId, reservation.amountNanoUsd);
   }
+}
+
+/** Closes a reservation whose lease ended with no word of its cost: the whole amount, counted as expired. */
+function chargeInFull(draft: Draft, reservationId: string, amountNanoUsd: NanoUsd): void {
+  delete draft.reservations[reservationId];
+  draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, amountNanoUsd);
+  draft.totals.expired += 1;
+  remember(draft, {
+    reservationId,
+    outcome: ClosedOutcome.expired,
+    chargedNanoUsd: amountNanoUsd,
+    amountNanoUsd,
+  });
 }
 
 /**
@@ -196,15 +201,7 @@ export function reconcileReservation(
     return settleReservation(state, { reservationId, ...reconciliation }, now).state;
   }
   const draft = draftOf(state);
-  delete draft.reservations[reservationId];
-  draft.spentNanoUsd = saturatingAdd(draft.spentNanoUsd, open.amountNanoUsd);
-  draft.totals.expired += 1;
-  remember(draft, {
-    reservationId,
-    outcome: ClosedOutcome.expired,
-    chargedNanoUsd: open.amountNanoUsd,
-    amountNanoUsd: open.amountNanoUsd,
-  });
+  chargeInFull(draft, reservationId, open.amountNanoUsd);
   return draft;
 }
 
