@@ -2,15 +2,42 @@
 import { z } from 'zod';
 import { strictObject } from './strict-object';
 
+/** What kinds of input a model accepts; a target that cannot take a conversation is skipped before sending. */
+export const ModelSupportSchema = strictObject({
+  /** Images in user messages and tool results. @default true */
+  images: z.boolean().optional(),
+  /** PDF documents. @default true */
+  documents: z.boolean().optional(),
+  /** Tool definitions, tool calls and tool results. @default true */
+  tools: z.boolean().optional(),
+  /** Reasoning options (an effort or a thinking budget). @default true */
+  reasoning: z.boolean().optional(),
+});
+export type ModelSupport = z.infer<typeof ModelSupportSchema>;
+
 export const ModelSchema = strictObject({
   /** USD per million prompt tokens. */
   inputUsdPerMillion: z.number().min(0),
   /** USD per million prompt tokens served from cache. @default the input price */
   cachedInputUsdPerMillion: z.number().min(0).optional(),
-  /** USD per million generated tokens. */
+  /**
+   * USD per million prompt tokens written to a 5-minute prompt cache. @default 1.25 × the input price
+   * (Anthropic's published multiplier)
+   */
+  cacheWriteUsdPerMillion: z.number().min(0).optional(),
+  /** USD per million prompt tokens written to a 1-hour prompt cache. @default 2 × the input price (Anthropic's) */
+  cacheWrite1hUsdPerMillion: z.number().min(0).optional(),
+  /** USD per million generated tokens (reasoning included). */
   outputUsdPerMillion: z.number().min(0),
   /** Context window in tokens. */
   contextWindow: z.number().int().positive().optional(),
+  /**
+   * The most prompt tokens one image can cost on this model. @default the provider kind's published worst case
+   * (see the routing's media bounds)
+   */
+  maxImageTokens: z.number().int().positive().optional(),
+  /** What the model accepts. @default everything */
+  supports: ModelSupportSchema.optional(),
 });
 export type ModelConfig = z.infer<typeof ModelSchema>;
 

@@ -33,6 +33,13 @@ export const OutputDeltaSchema = z.discriminatedUnion('type', [
     name: z.string().max(200).optional(),
     arguments: z.string(),
   }),
+  z.object({
+    type: z.literal('reasoning'),
+    index: z.number().int().min(0).max(1_000),
+    text: z.string(),
+    signature: z.string().optional(),
+    redactedData: z.string().optional(),
+  }),
 ]);
 
 /** One push from an attempt to the gateway: the next pieces of its answer, in order. */

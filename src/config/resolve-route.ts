@@ -66,9 +66,13 @@ export function resolveRoute(config: Config, reference: RouteReference): Resolve
       prices: {
         inputUsdPerMillion: model.inputUsdPerMillion,
         cachedInputUsdPerMillion: model.cachedInputUsdPerMillion ?? model.inputUsdPerMillion,
+        cacheWriteUsdPerMillion: model.cacheWriteUsdPerMillion ?? model.inputUsdPerMillion * 1.25,
+        cacheWrite1hUsdPerMillion: model.cacheWrite1hUsdPerMillion ?? model.inputUsdPerMillion * 2,
         outputUsdPerMillion: model.outputUsdPerMillion,
       },
       ...(model.contextWindow !== undefined ? { contextWindow: model.contextWindow } : {}),
+      ...(model.maxImageTokens !== undefined ? { maxImageTokens: model.maxImageTokens } : {}),
+      ...(model.supports !== undefined ? { supports: model.supports } : {}),
     };
   });
 

@@ -1,11 +1,15 @@
 // A route with every target's provider kind and prices filled in, as recorded in workflow history. Types only.
 import type { BreakerPolicy } from './route';
 import type { FailureClass } from '../routing/failure-class';
-import type { ProviderConfig } from './provider-schema';
+import type { ModelSupport, ProviderConfig } from './provider-schema';
 
 export interface Prices {
   readonly inputUsdPerMillion: number;
   readonly cachedInputUsdPerMillion: number;
+  /** Absent in routes resolved before cache writes were priced apart: the input price then. */
+  readonly cacheWriteUsdPerMillion?: number;
+  /** Absent in routes resolved before cache writes were priced apart: the input price then. */
+  readonly cacheWrite1hUsdPerMillion?: number;
   readonly outputUsdPerMillion: number;
 }
 
@@ -17,6 +21,10 @@ export interface ResolvedTarget {
   readonly retries: number;
   readonly prices: Prices;
   readonly contextWindow?: number;
+  /** The most prompt tokens one image can cost here; absent: the provider kind's published worst case. */
+  readonly maxImageTokens?: number;
+  /** What the model accepts; absent (as in routes resolved before it existed): everything. */
+  readonly supports?: ModelSupport;
 }
 
 export interface ResolvedRoute {

@@ -1,8 +1,8 @@
 // The provider-neutral contract every adapter implements. Worker side (adapters do I/O); types only here.
-import type { GenerationRequest } from '../config/request';
+import type { GenerationRequest, ProviderKind, ReasoningPart } from '../config/request';
 import type { FailureClass } from '../routing/failure-class';
 
-export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible';
+export type { ProviderKind } from '../config/request';
 
 /** Why generation stopped, normalized; `raw` keeps the provider's own value. */
 export type UnifiedFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'other';
@@ -13,11 +13,18 @@ export interface FinishReason {
 }
 
 export interface Usage {
-  /** Prompt tokens billed at the full input price (cached tokens excluded). */
+  /** Prompt tokens billed at the full input price (cache reads and cache writes excluded). */
   readonly inputTokens: number;
   /** Prompt tokens served from the provider's cache. */
   readonly cachedInputTokens: number;
+  /** Prompt tokens written to a 5-minute cache (Anthropic), at the cache-write price. @default 0 */
+  readonly cacheWriteInputTokens?: number;
+  /** Prompt tokens written to a 1-hour cache (Anthropic), at the 1-hour cache-write price. @default 0 */
+  readonly cacheWrite1hInputTokens?: number;
+  /** Generated tokens, reasoning included. */
   readonly outputTokens: number;
+  /** Of `outputTokens`, how many were reasoning, where the provider says. @default unknown */
+  readonly reasoningTokens?: number;
   /** The provider's usage object as it came. */
   readonly raw: Record<string, unknown>;
 }
@@ -32,6 +39,11 @@ export interface ToolCall {
 export interface GenerationResult {
   readonly text: string;
   readonly toolCalls: ToolCall[];
+  /**
+   * The model's reasoning, in the order it came, each part stamped with the kind that produced it (its
+   * `origin`). Absent when there was none (and in answers recorded before reasoning was carried).
+   */
+  readonly reasoning?: ReasoningPart[];
   readonly finishReason: FinishReason;
   readonly usage: Usage;
   readonly provider: string;
@@ -41,9 +53,11 @@ export interface GenerationResult {
 }
 
 /**
- * A piece of the answer as the provider streamed it: text, or a piece of one tool call. Tool calls are
- * numbered by `index`, 0-based in the order they appear in the answer's `toolCalls`; `id` and `name` come
- * with a call's first piece, `arguments` is the next piece of its JSON text.
+ * A piece of the answer as the provider streamed it: text, a piece of one tool call, or a piece of one reasoning
+ * part. Tool calls are numbered by `index`, 0-based in the order they appear in the answer's `toolCalls`; `id`
+ * and `name` come with a call's first piece, `arguments` is the next piece of its JSON text. Reasoning parts are
+ * numbered likewise in the answer's `reasoning`: `text` is the next piece of its text; `signature` and
+ * `redactedData` come whole, once.
  */
 export type OutputDelta =
   | { readonly type: 'text'; readonly text: string }
@@ -53,6 +67,13 @@ export type OutputDelta =
       readonly id?: string;
       readonly name?: string;
       readonly arguments: string;
+    }
+  | {
+      readonly type: 'reasoning';
+      readonly index: number;
+      readonly text: string;
+      readonly signature?: string;
+      readonly redactedData?: string;
     };
 
 export interface CallOptions {

@@ -1,4 +1,5 @@
 // An upper bound of a request's prompt tokens for any text, for the budget bound of an attempt. Pure; workflow-safe.
+import { partsOf, systemParts, type MessagePart } from '../config/conversation';
 import type { GenerationRequest } from '../config/request';
 import { NORMALIZATION_EXPANSION_RANGES } from './normalization-expansion';
 
@@ -220,9 +221,15 @@ export function jsonBoundBytes(root: unknown): number {
  */
 export function estimateInputTokens(request: GenerationRequest): number {
   let tokens = PER_REQUEST_OVERHEAD_TOKENS;
-  if (request.system !== undefined) tokens += PER_MESSAGE_OVERHEAD_TOKENS + textBoundBytes(request.system);
+  if (request.system !== undefined) {
+    const parts = systemParts(request.system);
+    // Parts reach a single-string format joined by a blank line (2 bytes each).
+    tokens += PER_MESSAGE_OVERHEAD_TOKENS + 2 * (parts.length - 1);
+    for (const part of parts) tokens += textBoundBytes(part.text);
+  }
   for (const message of request.messages) {
-    tokens += PER_MESSAGE_OVERHEAD_TOKENS + textBoundBytes(message.content);
+    tokens += PER_MESSAGE_OVERHEAD_TOKENS;
+    for (const part of partsOf(message)) tokens += partBoundTokens(part);
   }
   if (request.tools && request.tools.length > 0) {
     tokens += TOOLS_OVERHEAD_TOKENS;
@@ -232,4 +239,47 @@ export function estimateInputTokens(request: GenerationRequest): number {
     tokens += JSON_SCHEMA_OVERHEAD_TOKENS + jsonBoundBytes(request.jsonSchema);
   }
   return tokens;
+}
+
+/**
+ * Tokens a provider adds around each part beyond its text: a tool call's or result's markers and id (OpenAI
+ * renders each call as its own message, Anthropic as a block with an id), a reasoning block's markers.
+ */
+export const PER_PART_OVERHEAD_TOKENS = 32;
+
+/**
+ * The bound of one part's text. Images and documents count only their wrapper here: what they cost depends on
+ * the target (see `media-bounds.ts`).
+ */
+function partBoundTokens(part: MessagePart): number {
+  switch (part.type) {
+    case 'text':
+      return textBoundBytes(part.text);
+    case 'image':
+    case 'document':
+      return PER_PART_OVERHEAD_TOKENS;
+    case 'tool_call':
+      return (
+        PER_PART_OVERHEAD_TOKENS +
+        textBoundBytes(part.id) +
+        textBoundBytes(part.name) +
+        textBoundBytes(part.arguments)
+      );
+    case 'tool_result': {
+      let tokens = PER_PART_OVERHEAD_TOKENS + textBoundBytes(part.callId);
+      if (typeof part.content === 'string') return tokens + textBoundBytes(part.content);
+      for (const inner of part.content) tokens += partBoundTokens(inner);
+      return tokens;
+    }
+    case 'reasoning':
+      // A signature or redacted block is opaque; its bytes bound what the provider may decode it to.
+      return (
+        PER_PART_OVERHEAD_TOKENS +
+        textBoundBytes(part.text) +
+        (part.signature === undefined ? 0 : textBoundBytes(part.signature)) +
+        (part.redactedData === undefined ? 0 : textBoundBytes(part.redactedData))
+      );
+    default:
+      return part satisfies never;
+  }
 }

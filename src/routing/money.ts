@@ -47,26 +47,56 @@ function tokenCost(tokens: number, usdPerMillion: number): NanoUsd {
 export interface TokenCounts {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
+  /** @default 0 */
+  readonly cacheWriteInputTokens?: number;
+  /** @default 0 */
+  readonly cacheWrite1hInputTokens?: number;
   readonly outputTokens: number;
+}
+
+/** The 5-minute and 1-hour cache-write prices; a route resolved before they existed charged writes as input. */
+function cacheWritePrices(prices: Prices): { fiveMinutes: number; oneHour: number } {
+  return {
+    fiveMinutes: prices.cacheWriteUsdPerMillion ?? prices.inputUsdPerMillion,
+    oneHour: prices.cacheWrite1hUsdPerMillion ?? prices.inputUsdPerMillion,
+  };
 }
 
 /** What the provider charges for the reported usage, rounded up. */
 export function costOfUsage(prices: Prices, usage: TokenCounts): NanoUsd {
+  const writes = cacheWritePrices(prices);
   return addNano(
     tokenCost(usage.inputTokens, prices.inputUsdPerMillion),
     tokenCost(usage.cachedInputTokens, prices.cachedInputUsdPerMillion),
+    tokenCost(usage.cacheWriteInputTokens ?? 0, writes.fiveMinutes),
+    tokenCost(usage.cacheWrite1hInputTokens ?? 0, writes.oneHour),
     tokenCost(usage.outputTokens, prices.outputUsdPerMillion),
   );
 }
 
 /**
- * Worst case an attempt can cost: every prompt token at the full input price plus the whole output cap.
- * Holds because the same `maxOutputTokens` is sent to the provider.
+ * Worst case an attempt can cost: every prompt token at the dearest input price it may be billed at, plus the
+ * whole output cap. Holds because the same `maxOutputTokens` is sent to the provider. With a cache breakpoint
+ * any prompt token may be a cache write, so each is priced at the dearest write price the breakpoints allow
+ * (a 1-hour breakpoint may still leave 5-minute writes before it).
  */
-export function attemptBound(prices: Prices, estimatedInputTokens: number, maxOutputTokens: number): NanoUsd {
-  return costOfUsage(prices, {
-    inputTokens: estimatedInputTokens,
-    cachedInputTokens: 0,
-    outputTokens: maxOutputTokens,
-  });
+export function attemptBound(
+  prices: Prices,
+  estimatedInputTokens: number,
+  maxOutputTokens: number,
+  cacheTtl?: '5m' | '1h',
+): NanoUsd {
+  const writes = cacheWritePrices(prices);
+  const inputPrice =
+    cacheTtl === undefined
+      ? prices.inputUsdPerMillion
+      : Math.max(
+          prices.inputUsdPerMillion,
+          writes.fiveMinutes,
+          cacheTtl === '1h' ? writes.oneHour : prices.inputUsdPerMillion,
+        );
+  return addNano(
+    tokenCost(estimatedInputTokens, inputPrice),
+    tokenCost(maxOutputTokens, prices.outputUsdPerMillion),
+  );
 }

@@ -1,0 +1,100 @@
+// Reading a conversation the same way everywhere: string content as parts, what a request holds. Workflow-safe (types only).
+import type {
+  AssistantContentPart,
+  GenerationRequest,
+  Message,
+  TextPart,
+  ToolResultPart,
+  UserContentPart,
+} from './request';
+
+/** Any part a message can hold. */
+export type MessagePart = UserContentPart | AssistantContentPart | ToolResultPart;
+
+/** A message's content as parts: a plain string is one text part. */
+export function partsOf(message: Message): readonly MessagePart[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+/** The system prompt as text parts (none when absent). */
+export function systemParts(system: GenerationRequest['system']): readonly TextPart[] {
+  if (system === undefined) return [];
+  return typeof system === 'string' ? [{ type: 'text', text: system }] : system;
+}
+
+/** The system prompt as one text: parts joined by blank lines, for formats with a single system string. */
+export function systemText(system: GenerationRequest['system']): string | undefined {
+  if (system === undefined) return undefined;
+  return typeof system === 'string' ? system : system.map((part) => part.text).join('\n\n');
+}
+
+/** Text of a tool result's content: a string, or its text parts joined. */
+export function toolResultText(content: ToolResultPart['content']): string {
+  return typeof content === 'string'
+    ? content
+    : content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+/** What kinds of input a request holds, for choosing the targets that can take it. */
+export interface ConversationTraits {
+  readonly images: number;
+  readonly documents: number;
+  /** The request defines tools, or its messages carry tool calls or results. */
+  readonly tools: boolean;
+  readonly reasoning: boolean;
+  /** A prompt-cache breakpoint is set somewhere, with the longest TTL asked for. */
+  readonly cacheTtl?: '5m' | '1h';
+}
+
+/** Counts what `request` holds; one pass over its messages. */
+export function conversationTraits(request: GenerationRequest): ConversationTraits {
+  let images = 0;
+  let documents = 0;
+  let tools = (request.tools?.length ?? 0) > 0;
+  let cacheTtl: '5m' | '1h' | undefined;
+  const noteCache = (cache: { ttl?: '5m' | '1h' } | undefined) => {
+    if (cache === undefined) return;
+    if (cache.ttl === '1h' || cacheTtl === '1h') cacheTtl = '1h';
+    else cacheTtl = '5m';
+  };
+  for (const part of systemParts(request.system)) noteCache(part.cache);
+  for (const tool of request.tools ?? []) noteCache(tool.cache);
+  for (const message of request.messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type !== 'reasoning') noteCache(part.cache);
+      switch (part.type) {
+        case 'image':
+          images += 1;
+          break;
+        case 'document':
+          documents += 1;
+          break;
+        case 'tool_call':
+          tools = true;
+          break;
+        case 'tool_result':
+          tools = true;
+          if (typeof part.content !== 'string') {
+            for (const inner of part.content) {
+              noteCache(inner.cache);
+              if (inner.type === 'image') images += 1;
+            }
+          }
+          break;
+        case 'text':
+        case 'reasoning':
+          break;
+        default:
+          part satisfies never;
+      }
+    }
+  }
+  return {
+    images,
+    documents,
+    tools,
+    reasoning: request.reasoning !== undefined,
+    ...(cacheTtl !== undefined ? { cacheTtl } : {}),
+  };
+}
