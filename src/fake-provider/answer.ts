@@ -24,14 +24,21 @@ export interface FakeAnswerToolCall {
 }
 
 export interface FakeAnswerUsage {
-  /** Uncached prompt tokens. */
+  /** Uncached prompt tokens (cache writes excluded). */
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
+  readonly cacheWriteInputTokens: number;
+  readonly cacheWrite1hInputTokens: number;
   readonly outputTokens: number;
+  readonly reasoningTokens: number;
 }
 
 export interface FakeAnswer {
   readonly text: string;
+  /** Reasoning text sent before the answer, if any. */
+  readonly reasoning: string | undefined;
+  /** Opaque data of a redacted reasoning block, if any. */
+  readonly redactedReasoning: string | undefined;
   readonly toolCalls: readonly FakeAnswerToolCall[];
   readonly finish: FakeFinish;
   /** The refusal explanation when `finish` is `refusal`. */
@@ -90,10 +97,24 @@ export function buildAnswer(
   const usage: FakeAnswerUsage = {
     inputTokens: answerScenario?.usage?.inputTokens ?? Math.max(1, estimateTokens(request.promptText)),
     cachedInputTokens: answerScenario?.usage?.cachedInputTokens ?? 0,
+    cacheWriteInputTokens: answerScenario?.usage?.cacheWriteInputTokens ?? 0,
+    cacheWrite1hInputTokens: answerScenario?.usage?.cacheWrite1hInputTokens ?? 0,
     outputTokens:
-      answerScenario?.usage?.outputTokens ?? Math.max(1, estimateTokens(text + (refusal ?? '') + toolText)),
+      answerScenario?.usage?.outputTokens ??
+      Math.max(1, estimateTokens(text + (refusal ?? '') + toolText + (answerScenario?.reasoning ?? ''))),
+    reasoningTokens:
+      answerScenario?.usage?.reasoningTokens ?? estimateTokens(answerScenario?.reasoning ?? ''),
   };
-  return { text, toolCalls, finish, refusal, empty: scenario?.kind === 'empty_choices', usage };
+  return {
+    text,
+    reasoning: answerScenario?.reasoning,
+    redactedReasoning: answerScenario?.redactedReasoning,
+    toolCalls,
+    finish,
+    refusal,
+    empty: scenario?.kind === 'empty_choices',
+    usage,
+  };
 }
 
 /** Splits text into stream deltas of a few words each (deterministic). */

@@ -51,6 +51,12 @@ export const FakeUsageSchema = z.object({
   inputTokens: z.number().int().nonnegative().optional(),
   /** Prompt tokens read from the provider's cache. @default 0 */
   cachedInputTokens: z.number().int().nonnegative().optional(),
+  /** Prompt tokens written to a 5-minute cache (Anthropic `cache_creation.ephemeral_5m_input_tokens`). @default 0 */
+  cacheWriteInputTokens: z.number().int().nonnegative().optional(),
+  /** Prompt tokens written to a 1-hour cache (Anthropic `cache_creation.ephemeral_1h_input_tokens`). @default 0 */
+  cacheWrite1hInputTokens: z.number().int().nonnegative().optional(),
+  /** Of the output, reasoning tokens (OpenAI `completion_tokens_details.reasoning_tokens`). @default 0 */
+  reasoningTokens: z.number().int().nonnegative().optional(),
   /** Generated tokens. @default estimated from the answer */
   outputTokens: z.number().int().nonnegative().optional(),
 });
@@ -69,6 +75,13 @@ export const FakeScenarioSchema = z.discriminatedUnion('kind', [
     kind: z.literal('answer'),
     text: z.string().optional(),
     toolCalls: z.array(FakeToolCallSchema).optional(),
+    /**
+     * The model's reasoning before its answer: Anthropic a signed `thinking` block (and `thinking_delta` /
+     * `signature_delta` when streamed); OpenAI-compatible servers `reasoning_content`. @default none
+     */
+    reasoning: z.string().optional(),
+    /** Also send an Anthropic `redacted_thinking` block with this opaque data. @default none */
+    redactedReasoning: z.string().optional(),
     usage: FakeUsageSchema.optional(),
     /** @default `tool_calls` when there are tool calls, `length` when the echo hit max tokens, else `stop` */
     finishReason: z.enum(['stop', 'length', 'tool_calls']).optional(),
