@@ -14,6 +14,12 @@ interface ContentBlock {
   inputJson: string;
   /** For a `tool_use` block: its place among the answer's tool calls. */
   toolIndex?: number;
+  /** For a `thinking` or `redacted_thinking` block: its place among the answer's reasoning parts. */
+  reasoningIndex?: number;
+  /** A `thinking` block's signature (from `signature_delta`). */
+  signature?: string;
+  /** A `redacted_thinking` block's opaque data. */
+  data?: string;
 }
 
 export class AnthropicStreamAccumulator {
@@ -24,8 +30,9 @@ export class AnthropicStreamAccumulator {
   private stopped = false;
   private readonly blocks = new Map<number, ContentBlock>();
   private toolBlocks = 0;
+  private reasoningBlocks = 0;
 
-  /** @param onDelta receives each piece of text and tool call as it arrives (the gateway's relay). */
+  /** @param onDelta receives each piece of text, tool call and reasoning as it arrives (the gateway's relay). */
   constructor(private readonly onDelta?: (delta: OutputDelta) => void) {}
 
   add(event: unknown): void {
@@ -66,16 +73,7 @@ export class AnthropicStreamAccumulator {
     }
     const content = [...this.blocks.entries()]
       .sort(([left], [right]) => left - right)
-      .map(([, block]) =>
-        block.type === 'tool_use'
-          ? {
-              type: 'tool_use',
-              id: block.id,
-              name: block.name,
-              input: block.inputJson === '' ? '{}' : block.inputJson,
-            }
-          : { type: block.type, text: block.text },
-      );
+      .map(([, block]) => finishedBlock(block));
     return convertAnthropicResponse(
       { model: this.model, content, stop_reason: this.stopReason, usage: this.usage },
       context,
@@ -101,6 +99,27 @@ export class AnthropicStreamAccumulator {
     };
     this.blocks.set(event.index, started);
     if (started.type === 'text' && started.text !== '') this.onDelta?.({ type: 'text', text: started.text });
+    if (started.type === 'thinking' || started.type === 'redacted_thinking') {
+      started.reasoningIndex = this.reasoningBlocks;
+      this.reasoningBlocks += 1;
+      const thinking = typeof block.thinking === 'string' ? block.thinking : '';
+      const signature =
+        typeof block.signature === 'string' && block.signature !== '' ? block.signature : undefined;
+      const data = typeof block.data === 'string' ? block.data : undefined;
+      started.text = thinking;
+      if (signature !== undefined) started.signature = signature;
+      if (data !== undefined) started.data = data;
+      // A redacted block arrives whole at its start; a thinking block usually starts empty.
+      if (thinking !== '' || signature !== undefined || data !== undefined) {
+        this.onDelta?.({
+          type: 'reasoning',
+          index: started.reasoningIndex,
+          text: thinking,
+          ...(signature !== undefined ? { signature } : {}),
+          ...(data !== undefined ? { redactedData: data } : {}),
+        });
+      }
+    }
     if (started.type === 'tool_use') {
       started.toolIndex = this.toolBlocks;
       this.toolBlocks += 1;
@@ -122,10 +141,49 @@ export class AnthropicStreamAccumulator {
       if (block.type === 'text' && event.delta.text !== '')
         this.onDelta?.({ type: 'text', text: event.delta.text });
     }
+    if (event.delta.type === 'thinking_delta' && typeof event.delta.thinking === 'string') {
+      block.text += event.delta.thinking;
+      if (block.reasoningIndex !== undefined && event.delta.thinking !== '')
+        this.onDelta?.({ type: 'reasoning', index: block.reasoningIndex, text: event.delta.thinking });
+    }
+    if (event.delta.type === 'signature_delta' && typeof event.delta.signature === 'string') {
+      // The signature comes whole, in one delta, after the block's text.
+      block.signature = event.delta.signature;
+      if (block.reasoningIndex !== undefined)
+        this.onDelta?.({
+          type: 'reasoning',
+          index: block.reasoningIndex,
+          text: '',
+          signature: event.delta.signature,
+        });
+    }
     if (event.delta.type === 'input_json_delta' && typeof event.delta.partial_json === 'string') {
       block.inputJson += event.delta.partial_json;
       if (block.toolIndex !== undefined && event.delta.partial_json !== '')
         this.onDelta?.({ type: 'tool_call', index: block.toolIndex, arguments: event.delta.partial_json });
     }
+  }
+}
+
+/** A gathered block in the shape of a JSON message's content block. */
+function finishedBlock(block: ContentBlock): Record<string, unknown> {
+  switch (block.type) {
+    case 'tool_use':
+      return {
+        type: 'tool_use',
+        id: block.id,
+        name: block.name,
+        input: block.inputJson === '' ? '{}' : block.inputJson,
+      };
+    case 'thinking':
+      return {
+        type: 'thinking',
+        thinking: block.text,
+        ...(block.signature !== undefined ? { signature: block.signature } : {}),
+      };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data ?? '' };
+    default:
+      return { type: block.type, text: block.text };
   }
 }

@@ -48,9 +48,10 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
   }
 
   async generate(model: string, request: GenerationRequest, options: CallOptions): Promise<GenerationResult> {
-    const body = convertRequest(model, request);
     // Errors name the provider and the model, never anything the provider wrote.
     const label = `${this.name} ${model}`;
+    // A request Anthropic cannot take as asked is refused here, before anything is sent.
+    const body = convertRequest(model, request, label);
     if (options.signal?.aborted) {
       throw providerFailure(label, FailureClass.cancelled, { requestSent: false }, 'aborted before sending');
     }

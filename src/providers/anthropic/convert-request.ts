@@ -1,28 +1,125 @@
-// Turns a neutral GenerationRequest into an Anthropic Messages request body. Pure; worker side.
-import type { MessageCreateParamsNonStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
+// Turns a neutral GenerationRequest into an Anthropic Messages request body, or refuses it before sending. Pure; worker side.
+import type {
+  MessageCreateParamsNonStreaming,
+  TextBlockParam,
+  Tool,
+  ToolChoice,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { GenerationRequest } from '../../config/request';
+import { cacheControl, convertMessages, textBlock } from './convert-messages';
+import { requestRefusal, type RequestRefusal } from './refuse-request';
+import { thinkingConfig } from './thinking-budget';
 
-export function convertRequest(model: string, request: GenerationRequest): MessageCreateParamsNonStreaming {
+/** Anthropic's temperature range tops out at 1 (the neutral range goes to 2, as OpenAI's does). */
+const MAX_TEMPERATURE = 1;
+/** With thinking on, Anthropic accepts top_p only from 0.95 up. */
+const MIN_TOP_P_WITH_THINKING = 0.95;
+
+function convertSystem(
+  system: GenerationRequest['system'],
+  refuse: RequestRefusal,
+): string | TextBlockParam[] | undefined {
+  if (system === undefined || typeof system === 'string') return system;
+  return system.flatMap((part, index) => {
+    const block = textBlock(part, `system[${index}]`, refuse);
+    return block === undefined ? [] : [block];
+  });
+}
+
+function convertTools(tools: GenerationRequest['tools']): Tool[] | undefined {
+  if (tools === undefined || tools.length === 0) return undefined;
+  return tools.map(
+    (tool): Tool => ({
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      // The neutral schema is any JSON Schema object; Anthropic requires `type: "object"`.
+      input_schema: { ...tool.parameters, type: 'object' },
+      ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+      ...cacheControl(tool.cache),
+    }),
+  );
+}
+
+/**
+ * `tool_choice`. Without tools, `auto`/`none` mean nothing and are not sent; forcing a tool that does not exist
+ * is refused. `parallelToolCalls: false` is Anthropic's `disable_parallel_tool_use`.
+ */
+function convertToolChoice(request: GenerationRequest, refuse: RequestRefusal): ToolChoice | undefined {
+  const hasTools = (request.tools?.length ?? 0) > 0;
+  const choice = request.toolChoice ?? (hasTools ? 'auto' : undefined);
+  if (choice === undefined) return undefined;
+  const serial = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === 'none') return hasTools ? { type: 'none' } : undefined;
+  if (choice === 'auto') {
+    // Anthropic's default is auto: send it only to carry disable_parallel_tool_use.
+    return hasTools && request.parallelToolCalls === false ? { type: 'auto', ...serial } : undefined;
+  }
+  if (!hasTools) throw refuse('toolChoice', 'forces a tool call, but the request has no tools');
+  if (choice === 'required') return { type: 'any', ...serial };
+  if (!request.tools!.some((tool) => tool.name === choice.name)) {
+    throw refuse('toolChoice.name', 'names no tool of the request');
+  }
+  return { type: 'tool', name: choice.name, ...serial };
+}
+
+/**
+ * Sampling options Anthropic refuses or has not: refused here, named, rather than sent to fail with a 400 or
+ * dropped (which would change the answer).
+ */
+function checkSampling(request: GenerationRequest, refuse: RequestRefusal): void {
+  if (request.seed !== undefined) throw refuse('seed', 'Anthropic has no seed');
+  if (request.temperature !== undefined && request.temperature > MAX_TEMPERATURE) {
+    throw refuse('temperature', `Anthropic takes 0 to ${MAX_TEMPERATURE}`);
+  }
+  if (request.reasoning === undefined) return;
+  if (request.temperature !== undefined) {
+    throw refuse('temperature', 'Anthropic does not take a temperature with reasoning (thinking) on');
+  }
+  if (request.topK !== undefined) {
+    throw refuse('topK', 'Anthropic does not take top_k with reasoning (thinking) on');
+  }
+  if (request.topP !== undefined && request.topP < MIN_TOP_P_WITH_THINKING) {
+    throw refuse('topP', `Anthropic takes only ${MIN_TOP_P_WITH_THINKING} to 1 with reasoning (thinking) on`);
+  }
+  const choice = request.toolChoice;
+  if (choice === 'required' || (typeof choice === 'object' && choice.type === 'tool')) {
+    throw refuse('toolChoice', 'Anthropic cannot force a tool call with reasoning (thinking) on');
+  }
+}
+
+/**
+ * The Messages body for `request`. Throws an `invalid_request` ProviderError (nothing sent) for what Anthropic
+ * cannot honour as asked.
+ * @param label names the provider and model in refusals. @default `anthropic <model>`
+ */
+export function convertRequest(
+  model: string,
+  request: GenerationRequest,
+  label = `anthropic ${model}`,
+): MessageCreateParamsNonStreaming {
+  const refuse = requestRefusal(label);
+  checkSampling(request, refuse);
+  const system = convertSystem(request.system, refuse);
+  const tools = convertTools(request.tools);
+  const toolChoice = convertToolChoice(request, refuse);
   return {
     model,
     // Required by the API, and the budget bound of the attempt relies on it (DESIGN §5).
     max_tokens: request.maxOutputTokens,
-    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    messages: convertMessages(request.messages, refuse),
     // Anthropic takes the system prompt as a top-level field, not as a message.
-    ...(request.system !== undefined ? { system: request.system } : {}),
+    ...(system !== undefined && system.length > 0 ? { system } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.tools && request.tools.length > 0
-      ? {
-          tools: request.tools.map(
-            (tool): Tool => ({
-              name: tool.name,
-              ...(tool.description !== undefined ? { description: tool.description } : {}),
-              // The neutral schema is any JSON Schema object; Anthropic requires `type: "object"`.
-              input_schema: { ...tool.parameters, type: 'object' },
-            }),
-          ),
-        }
+    ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+    ...(request.topK !== undefined ? { top_k: request.topK } : {}),
+    ...(request.stopSequences !== undefined && request.stopSequences.length > 0
+      ? { stop_sequences: request.stopSequences }
       : {}),
+    ...(request.reasoning !== undefined
+      ? { thinking: thinkingConfig(request.reasoning, request.maxOutputTokens, refuse) }
+      : {}),
+    ...(tools !== undefined ? { tools } : {}),
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
     ...(request.jsonSchema !== undefined
       ? { output_config: { format: { type: 'json_schema', schema: request.jsonSchema } } }
       : {}),

@@ -2,6 +2,7 @@
 import { FailureClass } from '../../routing/failure-class';
 import { isRecord, tokenCount } from '../json-value';
 import { providerFailure } from '../provider-failure';
+import type { ReasoningPart } from '../../config/request';
 import type { GenerationResult, ToolCall, Usage } from '../types';
 import { mapAnthropicStopReason } from './map-finish-reason';
 
@@ -15,36 +16,73 @@ export interface ResponseContext {
 }
 
 /**
- * Anthropic's `input_tokens` already excludes cache reads (`cache_read_input_tokens`). Cache writes
- * (`cache_creation_input_tokens`) cost more than plain input; they are counted as input so the cost
- * leans low by at most that surcharge rather than dropping them.
+ * Anthropic's `input_tokens` already excludes cache reads (`cache_read_input_tokens`) and cache writes
+ * (`cache_creation_input_tokens`), each priced apart. Writes are split by lifetime in `cache_creation`; a
+ * response without that breakdown (older API versions, compatible servers) wrote only 5-minute entries.
  */
 export function convertAnthropicUsage(raw: unknown): Usage {
   if (!isRecord(raw)) return { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, raw: {} };
+  const breakdown = isRecord(raw.cache_creation) ? raw.cache_creation : undefined;
+  const cacheWrite5m = breakdown
+    ? tokenCount(breakdown.ephemeral_5m_input_tokens)
+    : tokenCount(raw.cache_creation_input_tokens);
+  const cacheWrite1h = breakdown ? tokenCount(breakdown.ephemeral_1h_input_tokens) : 0;
   return {
-    inputTokens: tokenCount(raw.input_tokens) + tokenCount(raw.cache_creation_input_tokens),
+    inputTokens: tokenCount(raw.input_tokens),
     cachedInputTokens: tokenCount(raw.cache_read_input_tokens),
+    // Present only when written, so answers without caching read exactly as before.
+    ...(cacheWrite5m > 0 ? { cacheWriteInputTokens: cacheWrite5m } : {}),
+    ...(cacheWrite1h > 0 ? { cacheWrite1hInputTokens: cacheWrite1h } : {}),
     outputTokens: tokenCount(raw.output_tokens),
     raw,
   };
 }
 
-function convertContent(content: unknown[]): { text: string; toolCalls: ToolCall[] } {
+interface ConvertedContent {
+  readonly text: string;
+  readonly toolCalls: ToolCall[];
+  readonly reasoning: ReasoningPart[];
+}
+
+function convertContent(content: unknown[]): ConvertedContent {
   let text = '';
   const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
   for (const block of content) {
     if (!isRecord(block)) continue;
-    if (block.type === 'text' && typeof block.text === 'string') text += block.text;
-    if (block.type === 'tool_use' && typeof block.name === 'string') {
-      toolCalls.push({
-        id: typeof block.id === 'string' ? block.id : '',
-        name: block.name,
-        // A streamed tool call keeps the JSON text it arrived as; a JSON body has it parsed.
-        arguments: typeof block.input === 'string' ? block.input : JSON.stringify(block.input ?? {}),
-      });
+    switch (block.type) {
+      case 'text':
+        if (typeof block.text === 'string') text += block.text;
+        break;
+      case 'tool_use':
+        if (typeof block.name !== 'string') break;
+        toolCalls.push({
+          id: typeof block.id === 'string' ? block.id : '',
+          name: block.name,
+          // A streamed tool call keeps the JSON text it arrived as; a JSON body has it parsed.
+          arguments: typeof block.input === 'string' ? block.input : JSON.stringify(block.input ?? {}),
+        });
+        break;
+      case 'thinking':
+        reasoning.push({
+          type: 'reasoning',
+          text: typeof block.thinking === 'string' ? block.thinking : '',
+          // Kept exactly as sent: Anthropic checks it when the block comes back in a later turn.
+          ...(typeof block.signature === 'string' ? { signature: block.signature } : {}),
+          origin: 'anthropic',
+        });
+        break;
+      case 'redacted_thinking':
+        if (typeof block.data === 'string') {
+          reasoning.push({ type: 'reasoning', text: '', redactedData: block.data, origin: 'anthropic' });
+        }
+        break;
+      default:
+        // Server tool blocks and anything newer carry nothing the neutral answer holds.
+        break;
     }
   }
-  return { text, toolCalls };
+  return { text, toolCalls, reasoning };
 }
 
 /**
@@ -77,10 +115,11 @@ export function convertAnthropicResponse(message: unknown, context: ResponseCont
   if (finishReason.unified === 'refusal') {
     throw fail(FailureClass.refused, 'the model refused', { usage, providerCode: 'refusal' });
   }
-  const { text, toolCalls } = convertContent(message.content);
+  const { text, toolCalls, reasoning } = convertContent(message.content);
   return {
     text,
     toolCalls,
+    ...(reasoning.length > 0 ? { reasoning } : {}),
     finishReason,
     usage,
     provider: context.provider,

@@ -198,7 +198,12 @@ describe('convertAnthropicResponse: a 200 that is not an answer', () => {
     const failure = thrown({ type: 'message', content: [], stop_reason: 'refusal', usage });
     expect(failure.failureClass).toBe('refused');
     expect(failure.details).toMatchObject({ status: 200, requestId: REQUEST_ID, providerCode: 'refusal' });
-    expect(failure.details.usage).toMatchObject({ inputTokens: 12, cachedInputTokens: 4, outputTokens: 3 });
+    expect(failure.details.usage).toMatchObject({
+      inputTokens: 10,
+      cachedInputTokens: 4,
+      cacheWriteInputTokens: 2,
+      outputTokens: 3,
+    });
   });
 
   it('invalid_response: no stop reason', () => {
@@ -211,7 +216,7 @@ describe('convertAnthropicResponse: a 200 that is not an answer', () => {
     expect(thrown({ type: 'message', stop_reason: 'end_turn' }).failureClass).toBe('invalid_response');
   });
 
-  it('counts cache writes as input and cache reads as cached input on a normal answer', () => {
+  it('reports cache writes apart from input and cache reads as cached input on a normal answer', () => {
     const result = convertAnthropicResponse(
       {
         type: 'message',
@@ -225,7 +230,14 @@ describe('convertAnthropicResponse: a 200 that is not an answer', () => {
       },
       context,
     );
-    expect(result.usage).toEqual({ inputTokens: 12, cachedInputTokens: 4, outputTokens: 3, raw: usage });
+    // input_tokens excludes both cache reads and writes; without a breakdown, writes are 5-minute ones.
+    expect(result.usage).toEqual({
+      inputTokens: 10,
+      cachedInputTokens: 4,
+      cacheWriteInputTokens: 2,
+      outputTokens: 3,
+      raw: usage,
+    });
     expect(result.text).toBe('Let me check.');
     expect(result.toolCalls).toEqual([{ id: 'toolu_1', name: 'lookup', arguments: '{"city":"Oslo"}' }]);
     expect(result.finishReason).toEqual({ unified: 'tool_calls', raw: 'tool_use' });
