@@ -230,13 +230,15 @@ export function createLitellmClient(endpoint: LitellmEndpoint): OpenAI {
 }
 
 const message = BENCH_REQUEST.messages[0]!;
+if (typeof message.content !== 'string') throw new Error('the bench request is plain text');
+const prompt = message.content;
 
 /** One bench request through the proxy on `mode`'s deployment; resolves to the answer's text. */
 export function litellmCaller(client: OpenAI, mode: LatencyMode): () => Promise<string> {
   return async () => {
     const completion = await client.chat.completions.create({
       model: LITELLM_MODEL[mode],
-      messages: [{ role: 'user', content: message.content }],
+      messages: [{ role: 'user', content: prompt }],
       max_completion_tokens: BENCH_REQUEST.maxOutputTokens,
     });
     const text = completion.choices[0]?.message.content;

@@ -1,4 +1,5 @@
 // Renders schedules and their runs as terminal tables. Pure.
+import { messageText } from '../config/conversation';
 import type { ScheduledRun, ScheduleView } from '../client/schedules';
 import { formatDuration } from '../config/duration';
 import type { DeliveryReport, DeliveryResult } from '../workflows/scheduled-generation/definitions';
@@ -20,7 +21,7 @@ function routeOf(view: ScheduleView): string {
 /** The first line of the prompt, shortened: enough to recognise a schedule, not to print a document. */
 export function promptPreview(view: ScheduleView, width = 60): string {
   const last = view.call.request.messages[view.call.request.messages.length - 1];
-  const line = (last?.content ?? '').split('\n')[0] ?? '';
+  const line = (last ? messageText(last) : '').split('\n')[0] ?? '';
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 

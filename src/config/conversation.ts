@@ -16,6 +16,18 @@ export function partsOf(message: Message): readonly MessagePart[] {
   return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
 }
 
+/** The text a message shows a reader: its text parts (and tool results' text) joined by line breaks. */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .flatMap((part) => {
+      if (part.type === 'text') return [part.text];
+      if (part.type === 'tool_result') return [toolResultText(part.content)];
+      return [];
+    })
+    .join('\n');
+}
+
 /** The system prompt as text parts (none when absent). */
 export function systemParts(system: GenerationRequest['system']): readonly TextPart[] {
   if (system === undefined) return [];

@@ -2,8 +2,11 @@
 import type { GenerationRequest } from '../config/request';
 import type { ResolvedRoute } from '../config/resolved-route';
 import { planAttempts } from './attempt-plan';
+import { conversationTraits } from '../config/conversation';
 import { checkContextWindow, contextWindowMessage } from './context-window';
+import { checkConversationFit } from './conversation-fit';
 import { estimateInputTokens } from './estimate-tokens';
+import { targetInputBound } from './media-bounds';
 import { attemptBound, nanoToUsd, type NanoUsd } from './money';
 
 export interface PlannedAttemptView {
@@ -16,13 +19,19 @@ export interface PlannedAttemptView {
   /** Worst-case cost of this attempt, reserved before it is made. */
   readonly boundNanoUsd: NanoUsd;
   readonly boundUsd: number;
-  /** Set when the target's context window cannot hold the request: the call would pass it over. */
-  readonly skip?: { readonly reason: 'context_window'; readonly message: string };
+  /**
+   * Set when the call would pass the target over: it cannot take the conversation (`unsupported_input`), or its
+   * context window cannot hold the request (`context_window`).
+   */
+  readonly skip?: { readonly reason: 'context_window' | 'unsupported_input'; readonly message: string };
 }
 
 export interface CallPlan {
   readonly route: string;
-  /** Upper bound of the prompt tokens for any provider's tokenizer (see `estimateInputTokens`). */
+  /**
+   * Upper bound of the prompt tokens for any provider's tokenizer (see `estimateInputTokens`), images and
+   * documents not included: what they cost depends on the target, and is in each attempt's bound.
+   */
   readonly estimatedInputTokens: number;
   readonly maxOutputTokens: number;
   readonly deadlineMs?: number;
@@ -32,6 +41,7 @@ export interface CallPlan {
 
 export function planCall(route: ResolvedRoute, request: GenerationRequest, deadlineMs?: number): CallPlan {
   const estimatedInputTokens = estimateInputTokens(request);
+  const traits = conversationTraits(request);
   const deadlines = [route.deadlineMs, deadlineMs].filter((value): value is number => value !== undefined);
   return {
     route: route.name,
@@ -41,8 +51,15 @@ export function planCall(route: ResolvedRoute, request: GenerationRequest, deadl
     failoverOn: route.failoverOn,
     attempts: planAttempts(route).map((planned, index) => {
       const target = route.targets[planned.targetIndex]!;
-      const boundNanoUsd = attemptBound(target.prices, estimatedInputTokens, request.maxOutputTokens);
-      const window = checkContextWindow(target, estimatedInputTokens, request.maxOutputTokens);
+      const input = targetInputBound(target, estimatedInputTokens, traits);
+      const boundNanoUsd = attemptBound(
+        target.prices,
+        input.tokens,
+        request.maxOutputTokens,
+        traits.cacheTtl,
+      );
+      const fit = checkConversationFit(target, request, traits);
+      const window = checkContextWindow(target, input.fitTokens, request.maxOutputTokens);
       return {
         attempt: index + 1,
         targetIndex: planned.targetIndex,
@@ -52,9 +69,11 @@ export function planCall(route: ResolvedRoute, request: GenerationRequest, deadl
         timeoutMs: target.timeoutMs,
         boundNanoUsd,
         boundUsd: nanoToUsd(boundNanoUsd),
-        ...(window.fits
-          ? {}
-          : { skip: { reason: 'context_window' as const, message: contextWindowMessage(window) } }),
+        ...(!fit.fits
+          ? { skip: { reason: 'unsupported_input' as const, message: fit.message } }
+          : window.fits
+            ? {}
+            : { skip: { reason: 'context_window' as const, message: contextWindowMessage(window) } }),
       };
     }),
   };

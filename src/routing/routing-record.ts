@@ -11,6 +11,11 @@ export const SkipReason = {
   overBudget: 'over_budget',
   /** The target's configured context window cannot hold the prompt's token bound plus the output cap. */
   contextWindow: 'context_window',
+  /**
+   * The target cannot take the conversation as it stands: its model does not accept images, documents, tools or
+   * reasoning options, or it would need reasoning that another provider kind produced.
+   */
+  unsupportedInput: 'unsupported_input',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 

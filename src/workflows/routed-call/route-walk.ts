@@ -11,8 +11,11 @@ import {
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
 import { failsOver, planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
+import { conversationTraits, type ConversationTraits } from '../../config/conversation';
 import { checkContextWindow, contextWindowMessage } from '../../routing/context-window';
+import { checkConversationFit } from '../../routing/conversation-fit';
 import { estimateInputTokens } from '../../routing/estimate-tokens';
+import { targetInputBound, type TargetInputBound } from '../../routing/media-bounds';
 import { FailureClass } from '../../routing/failure-class';
 import { attemptBound, usdToNanoFloor, type NanoUsd } from '../../routing/money';
 import { nextRoundAt } from '../../routing/patience';
@@ -49,6 +52,8 @@ const MAX_RETRY_WAIT_MS = 10_000;
  * check, so they replay without it (the marker is written only when the check stops a call).
  */
 const DEADLINE_AFTER_ADMISSION_PATCH = 'deadline-after-admission';
+/** Patch id of passing over a target that cannot take the conversation; written only when it skips one. */
+const CONVERSATION_FIT_PATCH = 'conversation-fit';
 /** The message of a `circuit_open` skip whose breaker could not be reached (it was treated as open). */
 const BREAKER_UNREACHABLE_MESSAGE = 'breaker unreachable: treated as open';
 /** The message of an `over_budget` skip whose ledger did not answer the reservation (nothing was sent). */
@@ -70,6 +75,8 @@ interface Skips {
   closedAfterFailure: boolean;
   /** Targets passed over because their context window cannot hold the request. */
   tooLong: number;
+  /** Targets passed over because they cannot take the conversation as it stands. */
+  unsupported: number;
 }
 
 const noSkips = (): Skips => ({
@@ -78,6 +85,7 @@ const noSkips = (): Skips => ({
   openedUntilMs: [],
   closedAfterFailure: false,
   tooLong: 0,
+  unsupported: 0,
 });
 
 export interface WalkOptions {
@@ -94,7 +102,9 @@ export interface WalkOptions {
 export class RouteWalk {
   private readonly log: AttemptLog;
   private readonly clock: CallClock;
+  /** The prompt's text bound (`estimateInputTokens`); images and documents are added per target. */
   private readonly inputTokens: number;
+  private readonly traits: ConversationTraits;
   private readonly maxCostNanoUsd: NanoUsd | undefined;
   private skips: Skips = noSkips();
   /** The last failure stopped the walk on a class that does not fail over: never worth waiting for. */
@@ -114,6 +124,7 @@ export class RouteWalk {
     this.firstAdmission = options.firstAdmission;
     this.clock = new CallClock(route, input, { alwaysFromCallStart: this.lean });
     this.inputTokens = estimateInputTokens(input.request);
+    this.traits = conversationTraits(input.request);
     this.maxCostNanoUsd = input.maxCostUsd === undefined ? undefined : usdToNanoFloor(input.maxCostUsd);
     this.log = new AttemptLog(route, { upsertOnlyMissing: this.lean });
   }
@@ -198,7 +209,22 @@ export class RouteWalk {
   /** The plan ran out: probe an all-open route, or fail with the reason that fits the attempts made. */
   private async afterPlan(): Promise<RoutedCallResult> {
     this.checkDeadline('the call deadline passed before any target answered');
-    const { shortfalls, circuitOpenUntilMs, tooLong } = this.skips;
+    const { shortfalls, circuitOpenUntilMs, tooLong, unsupported } = this.skips;
+    if (
+      this.log.requestsMadeThisRound === 0 &&
+      unsupported > 0 &&
+      tooLong === 0 &&
+      !shortfalls.length &&
+      !circuitOpenUntilMs.length
+    ) {
+      // No target can take the conversation as it stands: waiting would not change that.
+      this.stoppedForGood = true;
+      throw routingFailure(
+        RoutedCallFailureType.invalidRequest,
+        'no target of the route can take this conversation (see the skipped attempts)',
+        this.log.record(),
+      );
+    }
     if (
       this.log.requestsMadeThisRound === 0 &&
       tooLong > 0 &&
@@ -262,8 +288,29 @@ export class RouteWalk {
     const boundNanoUsd = this.boundNanoUsd(planned.targetIndex);
     const attempt = this.log.nextAttemptNumber;
     if (this.lean) {
-      // Checked before the breaker is asked: a request that might not fit is never sent to this target.
-      const window = checkContextWindow(target, this.inputTokens, this.input.request.maxOutputTokens);
+      // Checked before the breaker is asked: a conversation the target cannot take is never sent to it. Only a
+      // conversation with parts or options that did not exist before can fail this, so a skip is new behaviour
+      // and its marker keeps older histories replaying as they ran.
+      const fit = checkConversationFit(target, this.input.request, this.traits);
+      if (!fit.fits && patched(CONVERSATION_FIT_PATCH)) {
+        this.skips.unsupported += 1;
+        this.log.add({
+          planned,
+          outcome: AttemptOutcome.skipped,
+          skipReason: SkipReason.unsupportedInput,
+          message: fit.message,
+          latencyMs: 0,
+          costNanoUsd: 0,
+          costKnown: true,
+        });
+        return 'skipped';
+      }
+      // Likewise, a request that might not fit is never sent to this target.
+      const window = checkContextWindow(
+        target,
+        this.targetInput(planned.targetIndex).fitTokens,
+        this.input.request.maxOutputTokens,
+      );
       if (!window.fits) {
         this.skips.tooLong += 1;
         this.log.add({
@@ -473,9 +520,19 @@ export class RouteWalk {
     return undefined;
   }
 
+  /** The prompt bound on one target: the text bound plus its images and documents at their worst there. */
+  private targetInput(targetIndex: number): TargetInputBound {
+    return targetInputBound(this.route.targets[targetIndex]!, this.inputTokens, this.traits);
+  }
+
   private boundNanoUsd(targetIndex: number): NanoUsd {
     const target = this.route.targets[targetIndex]!;
-    return attemptBound(target.prices, this.inputTokens, this.input.request.maxOutputTokens);
+    return attemptBound(
+      target.prices,
+      this.targetInput(targetIndex).tokens,
+      this.input.request.maxOutputTokens,
+      this.traits.cacheTtl,
+    );
   }
 
   /** Waits before retrying the same target: its Retry-After when given, else a doubling backoff. */

@@ -44,6 +44,8 @@ export function expectRoutesResolve(config: Config): void {
     for (const target of route.targets) {
       for (const price of Object.values(target.prices)) expect(Number.isFinite(price)).toBe(true);
       expect(Object.keys(target.prices).sort()).toEqual([
+        'cacheWrite1hUsdPerMillion',
+        'cacheWriteUsdPerMillion',
         'cachedInputUsdPerMillion',
         'inputUsdPerMillion',
         'outputUsdPerMillion',

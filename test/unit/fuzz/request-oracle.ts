@@ -19,13 +19,18 @@ function fieldNamed(field: string, fields: readonly Path[]): boolean {
 
 /**
  * Fields an error may name for `mutation` of a routed call whose route sits at `routePath`: the mutated field,
- * and for a target's provider or model, the pair (a provider without that model is reported at the model).
+ * for a target's provider or model, the pair (a provider without that model is reported at the model), and for a
+ * message's role, that message's content.
  */
 export function callFieldsFor(mutation: Mutation, routePath: Path = ['route']): Path[] {
   const relative = mutation.path.slice(routePath.length);
   const inRoute = namesField(mutation.path, routePath) && mutation.path.length >= routePath.length;
   if (inRoute && relative[0] === 'targets' && relative.length === 3) {
     return [mutation.path, [...routePath, ...relative.slice(0, 2)]];
+  }
+  // A message's role decides what its content may be: a new role may be refused at the content it no longer fits.
+  if (mutation.path.at(-1) === 'role' && mutation.path.at(-3) === 'messages') {
+    return [mutation.path, [...mutation.path.slice(0, -1), 'content']];
   }
   return [mutation.path];
 }

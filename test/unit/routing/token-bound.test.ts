@@ -34,8 +34,8 @@ const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 /** OpenAI's documented additions: 3 per message, 3 to prime the reply (the cookbook's count). */
 function openAIPromptTokens(request: GenerationRequest): number {
   const texts = [
-    ...(request.system !== undefined ? [request.system] : []),
-    ...request.messages.map((m) => m.content),
+    ...(request.system !== undefined ? [request.system as string] : []),
+    ...request.messages.map((m) => m.content as string),
   ];
   return 3 + texts.reduce((sum, text) => sum + 3 + tokens(text), 0);
 }
@@ -82,8 +82,10 @@ test.each(Object.entries(HOSTILE))('the bound holds for %s, normalized or not', 
       const seen = (value: string) => (form === 'none' ? value : value.normalize(form));
       const real = openAIPromptTokens({
         ...request,
-        ...(request.system !== undefined ? { system: seen(request.system) } : {}),
-        messages: request.messages.map((message) => ({ ...message, content: seen(message.content) })),
+        ...(request.system !== undefined ? { system: seen(request.system as string) } : {}),
+        messages: request.messages.map(
+          (message) => ({ ...message, content: seen(message.content as string) }) as typeof message,
+        ),
       });
       if (bound < real) shortfalls.push(`${form}: bound ${bound} < real ${real}`);
     }
