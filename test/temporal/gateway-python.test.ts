@@ -1,29 +1,26 @@
 // The gateway with the official `openai` Python client, from the project's virtual environment (npm run
 // python:install): an answer, a stream with usage, an unknown route, and a failure after the first piece.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PYTHON_OPENAI_VERSION, venvPython } from '../../scripts/python-clients';
+import { PYTHON_OPENAI_VERSION } from '../../scripts/python-clients';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { pythonClients, pythonTest } from '../support/python-clients';
 
 const root = path.join(__dirname, '../..');
-const python = venvPython(root);
-const hasPython3 = spawnSync(process.env.PYTHON ?? 'python3', ['--version']).status === 0;
-if (!hasPython3) {
-  process.stdout.write('[gateway] python3 not found: the Python client test is skipped\n');
-}
+const clients = pythonClients();
 
 let harness: GatewayHarness;
 beforeAll(async () => {
-  if (hasPython3) harness = await startGatewayHarness();
+  if ('python' in clients) harness = await startGatewayHarness();
 });
 afterAll(async () => harness?.close());
 
-(hasPython3 ? test : test.skip)(
+pythonTest('gateway')(
   'the openai Python client: answer, stream, unknown route, mid-stream error',
   async () => {
-    if (!existsSync(python)) throw new Error(`${python} is missing: run "npm run python:install" first`);
+    if (!('python' in clients)) throw new Error(clients.skipReason);
+    const python = clients.python;
     harness.fake.script('gpt-primary', [
       { kind: 'answer', text: 'hello from python land' },
       { kind: 'answer', text: 'streamed to python in pieces', usage: { inputTokens: 4, outputTokens: 5 } },
