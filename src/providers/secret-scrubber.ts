@@ -27,6 +27,14 @@ export class SecretScrubber {
       .sort((left, right) => right.length - left.length);
   }
 
+  /**
+   * The keys in the order {@link text} replaces them (longest first): a stream scrubber must replace them in the
+   * same order to end with the same text.
+   */
+  get secretsInOrder(): readonly string[] {
+    return this.secrets;
+  }
+
   /** True when there is nothing to scrub. */
   get empty(): boolean {
     return this.secrets.length === 0;
