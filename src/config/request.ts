@@ -88,7 +88,9 @@ export const ToolCallPartSchema = strictObject({
 export type ToolCallPart = z.infer<typeof ToolCallPartSchema>;
 
 /** What a tool result may hold beside plain text. */
-export const ToolResultContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, ImagePartSchema]);
+export const ToolResultContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, ImagePartSchema], {
+  error: 'a tool result part is of type text or image',
+});
 export type ToolResultContentPart = z.infer<typeof ToolResultContentPartSchema>;
 
 /** The result of one earlier tool call. */
@@ -121,18 +123,18 @@ export const ReasoningPartSchema = strictObject({
 });
 export type ReasoningPart = z.infer<typeof ReasoningPartSchema>;
 
-export const UserContentPartSchema = z.discriminatedUnion('type', [
-  TextPartSchema,
-  ImagePartSchema,
-  DocumentPartSchema,
-]);
+export const UserContentPartSchema = z.discriminatedUnion(
+  'type',
+  [TextPartSchema, ImagePartSchema, DocumentPartSchema],
+  { error: 'a user message part is of type text, image or document' },
+);
 export type UserContentPart = z.infer<typeof UserContentPartSchema>;
 
-export const AssistantContentPartSchema = z.discriminatedUnion('type', [
-  TextPartSchema,
-  ToolCallPartSchema,
-  ReasoningPartSchema,
-]);
+export const AssistantContentPartSchema = z.discriminatedUnion(
+  'type',
+  [TextPartSchema, ToolCallPartSchema, ReasoningPartSchema],
+  { error: 'an assistant message part is of type text, tool_call or reasoning' },
+);
 export type AssistantContentPart = z.infer<typeof AssistantContentPartSchema>;
 
 const nonEmptyText = z.string().min(1, 'a message needs content');
@@ -154,11 +156,11 @@ export const ToolMessageSchema = strictObject({
  * One message. A plain string is still valid content for `user` and `assistant`: requests written before
  * content parts existed validate, and digest, as they always did.
  */
-export const MessageSchema = z.discriminatedUnion('role', [
-  UserMessageSchema,
-  AssistantMessageSchema,
-  ToolMessageSchema,
-]);
+export const MessageSchema = z.discriminatedUnion(
+  'role',
+  [UserMessageSchema, AssistantMessageSchema, ToolMessageSchema],
+  { error: 'a message role is user, assistant or tool' },
+);
 export type Message = z.infer<typeof MessageSchema>;
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;

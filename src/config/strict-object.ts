@@ -27,12 +27,30 @@ export function strictObject<const Shape extends z.core.$ZodLooseShape>(shape: S
   });
 }
 
+/** Whether a union branch failed only because the value is of another type altogether (a string, not parts). */
+function wrongTypeOnly(branch: readonly z.core.$ZodIssue[]): boolean {
+  return branch.every((issue) => issue.code === 'invalid_type' && issue.path.length === 0);
+}
+
+/**
+ * A union's issue replaced by the issues of the one branch the value was meant for, when every other branch
+ * failed only on the value's type: `content` given as parts is judged as parts, so the error names the part at
+ * fault (`messages.0.content.1.data`) instead of "invalid input" at `messages.0.content`.
+ */
+function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const meant = issue.errors.filter((branch) => !wrongTypeOnly(branch));
+  if (meant.length !== 1) return [issue];
+  return meant[0]!.flatMap((inner) => unwrapUnion({ ...inner, path: [...issue.path, ...inner.path] }));
+}
+
 /**
  * The issues with each unknown key as its own issue, its path ending at the key
- * (`routes.r.breaker.failureTreshold`), so the first issue's path names the field to fix.
+ * (`routes.r.breaker.failureTreshold`), and each union judged by the branch the value was meant for, so the first
+ * issue's path names the field to fix.
  */
 export function spreadUnknownKeys(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+  return issues.flatMap(unwrapUnion).flatMap((issue): z.core.$ZodIssue[] => {
     if (issue.code !== 'unrecognized_keys') return [issue];
     const lines = issue.message.split('\n');
     // A message from elsewhere (not one line per key) stays whole, at the object.
