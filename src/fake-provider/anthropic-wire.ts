@@ -1,8 +1,10 @@
-// Anthropic Messages wire format for the fake provider: request reading, JSON bodies, SSE events.
+// Anthropic Messages wire format for the fake provider: request reading, JSON bodies, SSE events. Node side; test/bench.
 import { splitIntoDeltas, type FakeAnswer, type FakeFinish, type FakeParsedRequest } from './answer';
+import { validateAnthropicRequest } from './anthropic-validate';
 import { contentText, isRecord, sseEvent } from './content-text';
 import { anthropicErrorResponse } from './error-catalog';
 import type { FakeResponseIds, FakeStreamEvents, ProviderWire } from './provider-wire';
+import { signThinking } from './thinking-signature';
 
 /** Anthropic has no content-filter stop reason; both render as `refusal`. */
 const STOP_REASONS: Record<FakeFinish, string> = {
@@ -20,6 +22,8 @@ function parseRequest(body: unknown): FakeParsedRequest | string {
   if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
+  const problem = validateAnthropicRequest(body);
+  if (problem !== undefined) return problem;
   const records = messages.filter(isRecord);
   const lastUser = [...records].reverse().find((message) => message.role === 'user');
   return {
@@ -27,19 +31,35 @@ function parseRequest(body: unknown): FakeParsedRequest | string {
     stream: body.stream === true,
     maxTokens: body.max_tokens,
     includeUsage: true,
-    promptText: [contentText(body.system), ...records.map((message) => contentText(message.content))].join(
+    promptText: [contentText(body.system), ...records.map((message) => messageText(message.content))].join(
       '\n',
     ),
-    lastUserText: lastUser ? contentText(lastUser.content) : '',
+    lastUserText: lastUser ? messageText(lastUser.content) : '',
   };
 }
 
+/** Text of a message's content; a tool result's text counts (it is what the model reads next). */
+function messageText(content: unknown): string {
+  if (!Array.isArray(content)) return contentText(content);
+  return content
+    .map((block: unknown) =>
+      isRecord(block) && block.type === 'tool_result' ? contentText(block.content) : contentText([block]),
+    )
+    .join('');
+}
+
 function usageObject(answer: FakeAnswer): Record<string, unknown> {
-  // Anthropic's input_tokens excludes cache reads, which are reported separately.
+  const { cacheWriteInputTokens, cacheWrite1hInputTokens } = answer.usage;
+  // Anthropic's input_tokens excludes cache reads and writes, which are reported separately; the writes'
+  // total is split by lifetime in cache_creation.
   return {
     input_tokens: answer.usage.inputTokens,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: cacheWriteInputTokens + cacheWrite1hInputTokens,
     cache_read_input_tokens: answer.usage.cachedInputTokens,
+    cache_creation: {
+      ephemeral_5m_input_tokens: cacheWriteInputTokens,
+      ephemeral_1h_input_tokens: cacheWrite1hInputTokens,
+    },
     output_tokens: answer.usage.outputTokens,
     service_tier: 'standard',
   };
@@ -48,6 +68,13 @@ function usageObject(answer: FakeAnswer): Record<string, unknown> {
 function contentBlocks(answer: FakeAnswer): Record<string, unknown>[] {
   if (answer.empty) return [];
   return [
+    // Thinking comes first, signed so that sending it back unchanged passes the fake's own check.
+    ...(answer.reasoning !== undefined
+      ? [{ type: 'thinking', thinking: answer.reasoning, signature: signThinking(answer.reasoning) }]
+      : []),
+    ...(answer.redactedReasoning !== undefined
+      ? [{ type: 'redacted_thinking', data: answer.redactedReasoning }]
+      : []),
     ...(answer.text !== '' ? [{ type: 'text', text: answer.text }] : []),
     ...answer.toolCalls.map((call) => ({
       type: 'tool_use',
@@ -97,6 +124,35 @@ function streamEvents(
     }),
   ];
   let index = 0;
+  if (!answer.empty && answer.reasoning !== undefined) {
+    events.push(
+      event('content_block_start', {
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+    );
+    for (const thinking of splitIntoDeltas(answer.reasoning)) {
+      events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
+    }
+    events.push(
+      event('content_block_delta', {
+        index,
+        delta: { type: 'signature_delta', signature: signThinking(answer.reasoning) },
+      }),
+    );
+    events.push(event('content_block_stop', { index }));
+    index += 1;
+  }
+  if (!answer.empty && answer.redactedReasoning !== undefined) {
+    events.push(
+      event('content_block_start', {
+        index,
+        content_block: { type: 'redacted_thinking', data: answer.redactedReasoning },
+      }),
+    );
+    events.push(event('content_block_stop', { index }));
+    index += 1;
+  }
   if (!answer.empty && answer.text !== '') {
     events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     events.push(event('ping', {}));
