@@ -3,7 +3,7 @@ import { FailureClass } from '../../routing/failure-class';
 import { isRecord } from '../json-value';
 import { providerFailure } from '../provider-failure';
 import type { GenerationResult, OutputDelta } from '../types';
-import { convertOpenAIResponse, type ResponseContext } from './convert-response';
+import { convertOpenAIResponse, reasoningTextOf, type ResponseContext } from './convert-response';
 
 interface PartialToolCall {
   id: string;
@@ -13,6 +13,8 @@ interface PartialToolCall {
 
 export class OpenAIStreamAccumulator {
   private text = '';
+  /** Reasoning text from a compatible server; one reasoning part (index 0) in the answer. */
+  private reasoning = '';
   private refusal = '';
   private finishReason: string | null = null;
   private usage: unknown = undefined;
@@ -23,7 +25,7 @@ export class OpenAIStreamAccumulator {
   /**
    * @param requireUsage fail a stream that ends without its usage chunk. True for OpenAI itself, which
    *   always honours `stream_options.include_usage`; false for compatible servers that may ignore it.
-   * @param onDelta receives each piece of text and tool call as it arrives (the gateway's relay).
+   * @param onDelta receives each piece of text, reasoning and tool call as it arrives (the gateway's relay).
    */
   constructor(
     private readonly requireUsage: boolean,
@@ -39,6 +41,12 @@ export class OpenAIStreamAccumulator {
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
     const delta = choice.delta;
     if (!isRecord(delta)) return;
+    const reasoning = reasoningTextOf(delta);
+    if (reasoning !== undefined && reasoning !== '') {
+      this.reasoning += reasoning;
+      // Chat Completions streams at most one reasoning text, so it is always the answer's part 0.
+      this.onDelta?.({ type: 'reasoning', index: 0, text: reasoning });
+    }
     if (typeof delta.content === 'string') {
       this.text += delta.content;
       if (delta.content !== '') this.onDelta?.({ type: 'text', text: delta.content });
@@ -74,6 +82,7 @@ export class OpenAIStreamAccumulator {
             message: {
               content: this.text,
               refusal: this.refusal === '' ? null : this.refusal,
+              ...(this.reasoning !== '' ? { reasoning_content: this.reasoning } : {}),
               ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
             },
             finish_reason: this.finishReason,

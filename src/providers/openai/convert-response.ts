@@ -2,6 +2,7 @@
 import { FailureClass } from '../../routing/failure-class';
 import { isRecord, tokenCount } from '../json-value';
 import { providerFailure } from '../provider-failure';
+import type { ReasoningPart } from '../../config/request';
 import type { GenerationResult, ToolCall, Usage } from '../types';
 import { mapOpenAIFinishReason } from './map-finish-reason';
 
@@ -9,23 +10,53 @@ export interface ResponseContext {
   /** Prefix of error messages: the configured provider name and the model, e.g. `openai gpt-4o`. */
   readonly label: string;
   readonly provider: string;
+  /** The provider kind, stamped as the `origin` of reasoning parts. @default 'openai' */
+  readonly kind?: 'openai' | 'openai-compatible';
   /** The model that was asked for; used when the response does not name one. */
   readonly model: string;
   readonly requestId: string | null;
 }
 
-/** OpenAI's `prompt_tokens` includes cached tokens; split them out so each is priced once. */
+/**
+ * OpenAI's `prompt_tokens` includes cached tokens; split them out so each is priced once. OpenAI caches on its
+ * own with no write price, so the cache-write counts stay absent (their default, 0). `completion_tokens` includes the reasoning tokens,
+ * which `completion_tokens_details.reasoning_tokens` counts where the server says.
+ */
 export function convertOpenAIUsage(raw: unknown): Usage {
   if (!isRecord(raw)) return { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, raw: {} };
   const details = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const completionDetails = isRecord(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
   const promptTokens = tokenCount(raw.prompt_tokens);
   const cachedInputTokens = Math.min(tokenCount(details.cached_tokens), promptTokens);
+  const outputTokens = tokenCount(raw.completion_tokens);
   return {
     inputTokens: promptTokens - cachedInputTokens,
     cachedInputTokens,
-    outputTokens: tokenCount(raw.completion_tokens),
+    outputTokens,
+    ...(typeof completionDetails.reasoning_tokens === 'number'
+      ? { reasoningTokens: Math.min(tokenCount(completionDetails.reasoning_tokens), outputTokens) }
+      : {}),
     raw,
   };
+}
+
+/**
+ * The reasoning text a compatible server sends beside the answer: `reasoning_content` (DeepSeek, vLLM, Qwen) or
+ * `reasoning` (OpenRouter). OpenAI itself returns none in Chat Completions. Works on a message or a stream delta.
+ */
+export function reasoningTextOf(message: Record<string, unknown>): string | undefined {
+  if (typeof message.reasoning_content === 'string') return message.reasoning_content;
+  if (typeof message.reasoning === 'string') return message.reasoning;
+  return undefined;
+}
+
+/** The answer's reasoning as one part stamped with its origin; none when there was no reasoning text. */
+function convertReasoning(
+  message: Record<string, unknown>,
+  origin: 'openai' | 'openai-compatible',
+): ReasoningPart[] {
+  const text = reasoningTextOf(message);
+  return text === undefined || text === '' ? [] : [{ type: 'reasoning', text, origin }];
 }
 
 function convertToolCalls(raw: unknown): ToolCall[] {
@@ -82,9 +113,11 @@ export function convertOpenAIResponse(completion: unknown, context: ResponseCont
       providerCode: 'content_filter',
     });
   }
+  const reasoning = convertReasoning(message, context.kind ?? 'openai');
   return {
     text: typeof message.content === 'string' ? message.content : '',
     toolCalls: convertToolCalls(message.tool_calls),
+    ...(reasoning.length > 0 ? { reasoning } : {}),
     finishReason,
     usage,
     provider: context.provider,

@@ -9,8 +9,9 @@ import { FailureClass } from '../../routing/failure-class';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
 import { OpenAIStreamAccumulator } from './accumulate-stream';
 import { classifyOpenAIError } from './classify-error';
-import { convertRequest, maxTokensFieldFor, type MaxTokensField } from './convert-request';
+import { convertRequest } from './convert-request';
 import { convertOpenAIResponse, type ResponseContext } from './convert-response';
+import { requestRefusal } from './refuse-request';
 
 export interface OpenAIChatProviderConfig {
   /** The provider's name in the config (e.g. `openai`, `groq`); prefixes error messages. */
@@ -34,12 +35,10 @@ export class OpenAIChatProvider implements LanguageModelProvider {
   readonly name: string;
   readonly kind: 'openai' | 'openai-compatible';
   private readonly client: OpenAI;
-  private readonly maxTokensField: MaxTokensField;
 
   constructor(config: OpenAIChatProviderConfig) {
     this.name = config.name;
     this.kind = config.kind;
-    this.maxTokensField = maxTokensFieldFor(config.kind);
     // maxRetries 0: retries are the workflow's decision, each one a visible attempt (DESIGN §2).
     this.client = new OpenAI({
       apiKey: config.apiKey,
@@ -51,16 +50,23 @@ export class OpenAIChatProvider implements LanguageModelProvider {
   }
 
   async generate(model: string, request: GenerationRequest, options: CallOptions): Promise<GenerationResult> {
-    const body = convertRequest(model, request, this.maxTokensField);
     // Errors name the provider and the model, never anything the provider wrote.
     const label = `${this.name} ${model}`;
+    // A request the format cannot honour is refused here, before anything is sent.
+    const body = convertRequest(model, request, this.kind, requestRefusal(label));
     if (options.signal?.aborted) {
       throw providerFailure(label, FailureClass.cancelled, { requestSent: false }, 'aborted before sending');
     }
     const attempt = new AttemptAbort(options.signal, options.timeoutMs);
     const requestOptions = { timeout: options.timeoutMs, signal: attempt.signal };
     let requestId: string | null = null;
-    const context = (): ResponseContext => ({ label, provider: this.name, model, requestId });
+    const context = (): ResponseContext => ({
+      label,
+      provider: this.name,
+      kind: this.kind,
+      model,
+      requestId,
+    });
     try {
       if (!options.stream) {
         const call = this.client.chat.completions.create(body, requestOptions);

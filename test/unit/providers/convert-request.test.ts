@@ -29,16 +29,16 @@ describe('OpenAI convertRequest', () => {
   it('sends max_completion_tokens to OpenAI and max_tokens to compatible servers', () => {
     expect(maxTokensFieldFor('openai')).toBe('max_completion_tokens');
     expect(maxTokensFieldFor('openai-compatible')).toBe('max_tokens');
-    const openai = convertOpenAIRequest('gpt-test', request, 'max_completion_tokens');
+    const openai = convertOpenAIRequest('gpt-test', request, 'openai');
     expect(openai.max_completion_tokens).toBe(321);
     expect(openai).not.toHaveProperty('max_tokens');
-    const compatible = convertOpenAIRequest('llama', request, 'max_tokens');
+    const compatible = convertOpenAIRequest('llama', request, 'openai-compatible');
     expect(compatible.max_tokens).toBe(321);
     expect(compatible).not.toHaveProperty('max_completion_tokens');
   });
 
   it('puts the system prompt first among the messages', () => {
-    const body = convertOpenAIRequest('gpt-test', request, 'max_completion_tokens');
+    const body = convertOpenAIRequest('gpt-test', request, 'openai');
     expect(body.messages).toEqual([
       { role: 'system', content: 'Answer briefly.' },
       { role: 'user', content: 'Weather in Oslo?' },
@@ -48,7 +48,7 @@ describe('OpenAI convertRequest', () => {
   });
 
   it('converts tools, temperature and the JSON schema', () => {
-    const body = convertOpenAIRequest('gpt-test', request, 'max_completion_tokens');
+    const body = convertOpenAIRequest('gpt-test', request, 'openai');
     expect(body.temperature).toBe(0.2);
     expect(body.tools).toEqual([
       {
@@ -71,7 +71,7 @@ describe('OpenAI convertRequest', () => {
 
   it('omits optional fields that were not asked for', () => {
     const minimal = GenerationRequestSchema.parse({ messages: [{ role: 'user', content: 'hi' }] });
-    const body = convertOpenAIRequest('gpt-test', minimal, 'max_completion_tokens');
+    const body = convertOpenAIRequest('gpt-test', minimal, 'openai');
     expect(Object.keys(body).sort()).toEqual(['max_completion_tokens', 'messages', 'model']);
     expect(body.max_completion_tokens).toBe(1024);
   });
