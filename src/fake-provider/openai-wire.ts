@@ -2,6 +2,7 @@
 import { splitIntoDeltas, type FakeAnswer, type FakeFinish, type FakeParsedRequest } from './answer';
 import { contentText, isRecord, sseEvent } from './content-text';
 import { openAIErrorResponse, type FakeErrorResponse } from './error-catalog';
+import { decodeProblem, encodeProblem, validateOpenAIRequest } from './openai-validate';
 import type { FakeResponseIds, FakeStreamEvents, ProviderWire } from './provider-wire';
 
 /** OpenAI reports refusals in `message.refusal` with an ordinary `stop`. */
@@ -18,6 +19,8 @@ function parseRequest(body: unknown): FakeParsedRequest | string {
   if (typeof body.model !== 'string' || body.model === '') return 'you must provide a model parameter';
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return "Invalid 'messages': empty array.";
+  const problem = validateOpenAIRequest(body);
+  if (problem !== undefined) return encodeProblem(problem);
   const records = messages.filter(isRecord);
   const lastUser = [...records].reverse().find((message) => message.role === 'user');
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
@@ -32,7 +35,7 @@ function parseRequest(body: unknown): FakeParsedRequest | string {
 }
 
 function usageObject(answer: FakeAnswer): Record<string, unknown> {
-  const { inputTokens, cachedInputTokens, outputTokens } = answer.usage;
+  const { inputTokens, cachedInputTokens, outputTokens, reasoningTokens } = answer.usage;
   // OpenAI's prompt_tokens includes the cached ones; the details say how many were cached.
   const promptTokens = inputTokens + cachedInputTokens;
   return {
@@ -41,7 +44,8 @@ function usageObject(answer: FakeAnswer): Record<string, unknown> {
     total_tokens: promptTokens + outputTokens,
     prompt_tokens_details: { cached_tokens: cachedInputTokens, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      // Reasoning tokens are part of completion_tokens, as OpenAI counts them.
+      reasoning_tokens: reasoningTokens,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
@@ -64,6 +68,8 @@ function jsonBody(
     content: answer.text === '' ? null : answer.text,
     refusal: answer.refusal ?? null,
     annotations: [],
+    // As compatible servers (DeepSeek, vLLM) return a reasoning model's thinking.
+    ...(answer.reasoning !== undefined ? { reasoning_content: answer.reasoning } : {}),
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
   return {
@@ -102,6 +108,10 @@ function streamEvents(
   const events: string[] = [];
   if (!answer.empty) {
     events.push(delta({ role: 'assistant', content: '', refusal: null }));
+    // Compatible servers stream the thinking first, in `reasoning_content` deltas with no content.
+    for (const piece of splitIntoDeltas(answer.reasoning ?? '')) {
+      events.push(delta({ content: null, reasoning_content: piece }));
+    }
     for (const piece of splitIntoDeltas(answer.text)) events.push(delta({ content: piece }));
     for (const piece of splitIntoDeltas(answer.refusal ?? '')) events.push(delta({ refusal: piece }));
     answer.toolCalls.forEach((call, index) => {
@@ -148,10 +158,10 @@ export const openAIWire: ProviderWire = {
   toolCallIdPrefix: 'call_',
   parseRequest,
   errorResponse: openAIErrorResponse,
-  invalidRequestResponse: (message) => ({
-    status: 400,
-    body: { error: { message, type: 'invalid_request_error', param: null, code: null } },
-  }),
+  invalidRequestResponse: (text) => {
+    const { message, param, code } = decodeProblem(text);
+    return { status: 400, body: { error: { message, type: 'invalid_request_error', param, code } } };
+  },
   jsonBody,
   streamEvents,
   // OpenAI reports an error inside a stream as a data chunk with an `error` member.
