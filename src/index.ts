@@ -52,7 +52,24 @@ export { RoutedCallError, InvalidRequestError, IdempotencyConflictError } from '
 export type { BudgetRefusal, RoutedCallErrorFields } from './client/errors';
 export { loadConfig, parseConfig, ConfigError } from './config/load-config';
 export type { Config, ConfigInput } from './config/config';
-export type { GenerationRequest, GenerationRequestInput } from './config/request';
+export type {
+  AssistantMessage,
+  CacheBreakpoint,
+  DocumentPart,
+  GenerationRequest,
+  GenerationRequestInput,
+  ImagePart,
+  Message,
+  ReasoningPart,
+  TextPart,
+  Tool,
+  ToolCallPart,
+  ToolChoice,
+  ToolMessage,
+  ToolResultPart,
+  UserMessage,
+} from './config/request';
+export { assistantMessageOf } from './config/conversation';
 export type { RoutedCallInputValue as RoutedCallInput } from './config/routed-call-input';
 export type { RouteSpecInput } from './config/route';
 export type { AttemptRecord, RoutingRecord, RoutedCallResult } from './routing/routing-record';

@@ -1,8 +1,10 @@
 // Reading a conversation the same way everywhere: string content as parts, what a request holds. Workflow-safe (types only).
 import type {
   AssistantContentPart,
+  AssistantMessage,
   GenerationRequest,
   Message,
+  ReasoningPart,
   TextPart,
   ToolResultPart,
   UserContentPart,
@@ -109,4 +111,31 @@ export function conversationTraits(request: GenerationRequest): ConversationTrai
     reasoning: request.reasoning !== undefined,
     ...(cacheTtl !== undefined ? { cacheTtl } : {}),
   };
+}
+
+/** The parts of an answer that belong in the conversation (a routed call's `answer` has them). */
+export interface AnswerContent {
+  readonly text: string;
+  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[];
+  readonly reasoning?: readonly ReasoningPart[];
+}
+
+/**
+ * The assistant message to append to a conversation for `answer`: its reasoning (kept with its origin, so it
+ * is sent back only to the provider kind that made it), text and tool calls, unchanged. The next turn is this
+ * message, then a `tool` message with the results of its tool calls.
+ */
+export function assistantMessageOf(answer: AnswerContent): AssistantMessage {
+  const parts: AssistantContentPart[] = [
+    ...(answer.reasoning ?? []),
+    ...(answer.text !== '' ? [{ type: 'text' as const, text: answer.text }] : []),
+    ...answer.toolCalls.map((call) => ({
+      type: 'tool_call' as const,
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    })),
+  ];
+  // A message needs content: an empty answer (rare; a stop with nothing said) is kept as an empty text part.
+  return { role: 'assistant', content: parts.length > 0 ? parts : [{ type: 'text', text: '' }] };
 }

@@ -23,6 +23,15 @@ export { AttemptOutcome, RoutedCallFailureType, SkipReason } from '../routing/ro
 export type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 export { FailureClass } from '../routing/failure-class';
 export type { RoutedCallInputValue as RoutedCallInput } from '../config/routed-call-input';
-export type { GenerationRequestInput, Message, Tool } from '../config/request';
+export type {
+  AssistantMessage,
+  GenerationRequestInput,
+  Message,
+  ReasoningPart,
+  Tool,
+  ToolMessage,
+  UserMessage,
+} from '../config/request';
+export { assistantMessageOf } from '../config/conversation';
 export type { RouteSpecInput } from '../config/route';
 export type { FinishReason, ToolCall, Usage } from '../providers/types';
