@@ -164,8 +164,8 @@ describe('the Anthropic surface', () => {
       stream: false,
       includeUsage: true,
       request: {
-        system: 'Be brief.',
-        messages: [{ role: 'user', content: 'Hi' }],
+        system: [{ type: 'text', text: 'Be brief.' }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
         maxOutputTokens: 50,
         tools: [{ name: 'lookup', parameters: { type: 'object' } }],
       },
@@ -173,13 +173,17 @@ describe('the Anthropic surface', () => {
   });
 
   test.each([
-    [{ messages: [{ role: 'user', content: [{ type: 'image', source: {} }] }] }, 'messages.0.content.0'],
     [
-      { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x' }] }] },
-      'messages.0.content.0',
+      { messages: [{ role: 'user', content: [{ type: 'image', source: {} }] }] },
+      'messages.0.content.0.source.type',
+    ],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', extra: 1 }] }] },
+      'messages.0.content.0.extra',
     ],
     [{ messages: [{ role: 'system', content: 'x' }] }, 'messages.0.role'],
-    [{ messages: [{ role: 'user', content: 'x' }], stop_sequences: ['END'] }, 'stop_sequences'],
+    [{ messages: [{ role: 'user', content: 'x' }], stop_sequences: [''] }, 'stop_sequences.0'],
+    [{ messages: [{ role: 'user', content: 'x' }], container: 'c' }, 'container'],
   ])('%j is refused naming %s', (body, param) => {
     expect(refusal(() => parseAnthropicRequest(body)).context.param).toBe(param);
   });
@@ -220,7 +224,12 @@ describe('the Anthropic surface', () => {
     });
     expect(events[7]!.data).toMatchObject({
       delta: { stop_reason: 'tool_use' },
-      usage: { input_tokens: 8, output_tokens: 3 },
+      usage: {
+        input_tokens: 8,
+        cache_read_input_tokens: 2,
+        cache_creation_input_tokens: 0,
+        output_tokens: 3,
+      },
     });
     expect(events[7]!.data.switchyard.served_by).toBe('openai/gpt');
   });

@@ -1,0 +1,35 @@
+// One field of an Anthropic request checked against its wire schema; a mismatch is a 400 naming the field. Node side.
+import { z } from 'zod';
+import { invalidField } from './parse-body';
+
+/** `a.b` joined, skipping empty parts (the body's own fields have no prefix). */
+export function fieldPath(...parts: readonly (string | number)[]): string {
+  return parts.filter((part) => part !== '').join('.');
+}
+
+/**
+ * `value` as `schema` says, or a {@link invalidField} error whose param is the full wire path of the first
+ * issue (`messages.2.content.0.source.media_type`), an unknown key included: a field the gateway does not
+ * know could change what the call means or costs, so it is refused rather than dropped.
+ */
+export function checkField<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  path: string,
+): z.infer<Schema> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    throw invalidField(
+      fieldPath(path, ...issue.path.map(String), issue.keys[0]!),
+      'this field is not supported by the gateway',
+    );
+  }
+  throw invalidField(fieldPath(path, ...issue.path.map(String)), issue.message);
+}
+
+/** The block's `type`, checked to be a string before the block's own schema is chosen by it. */
+export function blockType(block: unknown, path: string): string {
+  return checkField(z.looseObject({ type: z.string() }), block, path).type;
+}
