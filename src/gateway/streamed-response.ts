@@ -1,6 +1,7 @@
 // One streamed gateway response: relayed pieces from one attempt only, then the answer's rest, or the error event. Node side.
 import type { ServerResponse } from 'node:http';
 import { RelayReply, type RelayBatch } from '../config/relay';
+import type { ReasoningPart } from '../config/request';
 import type { OutputDelta } from '../providers/types';
 import type { RoutedCallResult } from '../routing/routing-record';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
@@ -19,6 +20,12 @@ interface DeliveredTool {
   id?: string;
   name?: string;
   arguments: string;
+}
+
+interface DeliveredReasoning {
+  text: string;
+  signature?: string;
+  redactedData?: string;
 }
 
 export interface StreamedResponseOptions {
@@ -43,6 +50,7 @@ export class StreamedResponse {
   private lastSequence = -1;
   private deliveredText = '';
   private readonly deliveredTools: DeliveredTool[] = [];
+  private readonly deliveredReasoning: DeliveredReasoning[] = [];
   private servedBy: string | undefined;
   private ended = false;
 
@@ -136,23 +144,47 @@ export class StreamedResponse {
   private write(deltas: readonly OutputDelta[]): void {
     let text = '';
     for (const delta of deltas) {
-      if (delta.type === 'text') this.deliveredText += delta.text;
-      else {
-        const tool = (this.deliveredTools[delta.index] ??= { arguments: '' });
-        if (delta.id !== undefined) tool.id = delta.id;
-        if (delta.name !== undefined) tool.name = delta.name;
-        tool.arguments += delta.arguments;
-      }
+      this.record(delta);
       text += this.options.renderer.delta(delta);
     }
     // One write per push: the pieces of a push arrived together, so they leave together.
     if (text !== '') this.options.response.write(text);
   }
 
-  /** What the answer holds beyond what was streamed; undefined when it does not continue it. */
+  /** Keeps what a piece delivered, for {@link rest}. */
+  private record(delta: OutputDelta): void {
+    switch (delta.type) {
+      case 'text':
+        this.deliveredText += delta.text;
+        return;
+      case 'tool_call': {
+        const tool = (this.deliveredTools[delta.index] ??= { arguments: '' });
+        if (delta.id !== undefined) tool.id = delta.id;
+        if (delta.name !== undefined) tool.name = delta.name;
+        tool.arguments += delta.arguments;
+        return;
+      }
+      case 'reasoning': {
+        const part = (this.deliveredReasoning[delta.index] ??= { text: '' });
+        part.text += delta.text;
+        if (delta.signature !== undefined) part.signature = delta.signature;
+        if (delta.redactedData !== undefined) part.redactedData = delta.redactedData;
+        return;
+      }
+      default: {
+        const unknown: never = delta;
+        throw new Error(`unknown output delta ${(unknown as { type: string }).type}`);
+      }
+    }
+  }
+
+  /**
+   * What the answer holds beyond what was streamed, in the answer's order (its reasoning, then its text, then
+   * its tool calls); undefined when it does not continue what was streamed.
+   */
   private rest(answer: RoutedCallResult['answer']): OutputDelta[] | undefined {
-    if (!answer.text.startsWith(this.deliveredText)) return undefined;
-    const rest: OutputDelta[] = [];
+    const rest = this.restOfReasoning(answer.reasoning ?? []);
+    if (rest === undefined || !answer.text.startsWith(this.deliveredText)) return undefined;
     const text = answer.text.slice(this.deliveredText.length);
     if (text !== '') rest.push({ type: 'text', text });
     if (this.deliveredTools.length > answer.toolCalls.length) return undefined;
@@ -169,10 +201,49 @@ export class StreamedResponse {
     return rest;
   }
 
+  /**
+   * The reasoning parts' pieces not yet streamed: whole parts never started, and the rest of started ones (more
+   * text; a signature or redacted data not yet sent). Undefined when a streamed part is not the start of the
+   * answer's part, or the stream had parts the answer does not.
+   */
+  private restOfReasoning(reasoning: readonly ReasoningPart[]): OutputDelta[] | undefined {
+    if (this.deliveredReasoning.length > reasoning.length) return undefined;
+    const rest: OutputDelta[] = [];
+    for (const [index, part] of reasoning.entries()) {
+      const started = this.deliveredReasoning[index];
+      const delivered = started ?? { text: '' };
+      if (!part.text.startsWith(delivered.text)) return undefined;
+      const signature = newWhole(delivered.signature, part.signature);
+      const redactedData = newWhole(delivered.redactedData, part.redactedData);
+      if (signature === false || redactedData === false) return undefined;
+      const text = part.text.slice(delivered.text.length);
+      // A part never streamed goes out even when empty: the caller learns it was there.
+      if (started !== undefined && text === '' && signature === undefined && redactedData === undefined)
+        continue;
+      rest.push({
+        type: 'reasoning',
+        index,
+        text,
+        ...(signature !== undefined ? { signature } : {}),
+        ...(redactedData !== undefined ? { redactedData } : {}),
+      });
+    }
+    return rest;
+  }
+
   private end(text: string): void {
     this.ended = true;
     this.options.response.end(text);
   }
+}
+
+/**
+ * A whole value (a signature, redacted data) the answer holds and the stream did not send yet: undefined when
+ * there is nothing new, false when the stream sent a different one.
+ */
+function newWhole(delivered: string | undefined, answer: string | undefined): string | undefined | false {
+  if (delivered === undefined) return answer;
+  return delivered === answer ? undefined : false;
 }
 
 function interrupted(message: string): GatewayError {
