@@ -295,9 +295,9 @@ export const TOOL_IMAGES_PLACEHOLDER = '(the output is the images in the next us
  * an `image_url` part there), so a result's images travel in a user message after the turn's tool messages,
  * behind a short text naming the call. Peers differ: vercel/ai serializes such a result to JSON text (the
  * image's base64 billed as text and never seen as an image) and openai-agents drops the images; both change the
- * meaning or the cost, while a following user message is how agent frameworks (mcp-agent among them) hand
- * tool images to a Chat Completions model. `isError` is a known no-op: Chat Completions has no error flag, and
- * the content already says what went wrong.
+ * meaning or the cost, while a following user message keeps both: the model sees the images, billed as images.
+ * `isError` is a known no-op: Chat Completions has no error flag, and the content already says what went wrong.
+ * `name` is not sent either: a tool message names its call by id.
  */
 function convertToolResult(
   result: ToolResultPart,
