@@ -1,12 +1,13 @@
-// Configured keys are scrubbed by value from whatever an adapter returns or logs, whichever field they arrive in:
-// the error code, the request-id header, the body, a success's request id, model and usage, the SDK's log lines.
+// Configured keys are scrubbed by value from whatever an adapter returns, streams or logs, whichever field they arrive
+// in: the error code, the request-id header, the body, a success's request id, model and usage, the streamed
+// pieces, the SDK's log lines.
 import { inspect } from 'node:util';
 import { startFakeProvider, type FakeProvider, type FakeScenario } from '../../src/fake-provider';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { parseConfig } from '../../src/config/load-config';
 import { createProvider } from '../../src/providers';
 import { SecretScrubber } from '../../src/providers/secret-scrubber';
-import { ProviderError, type LanguageModelProvider } from '../../src/providers/types';
+import { ProviderError, type LanguageModelProvider, type OutputDelta } from '../../src/providers/types';
 import { ANTHROPIC_KEY, OPENAI_KEY, REQUEST } from './provider-fixtures';
 
 const OPTIONS = { timeoutMs: 5_000 } as const;
@@ -129,6 +130,24 @@ describe.each(ADAPTERS)('$label adapter', ({ key, create }) => {
       outcome: false,
       logs: false,
     });
+  });
+
+  test('streamed pieces carry no key, and join to exactly the scrubbed answer', async () => {
+    const provider = create();
+    // The fake appends its key to the text; the text already names the other key and ends like a key's start.
+    fake.script('echo-stream', { kind: 'answer', text: `first ${OTHER_KEY} then sk-`, echoApiKey: ['body'] });
+    const deltas: OutputDelta[] = [];
+    const answer = await provider.generate('echo-stream', REQUEST, {
+      ...OPTIONS,
+      stream: true,
+      onDelta: (delta) => deltas.push(delta),
+    });
+    expect(fake.requestsFor('echo-stream')[0]!.echoedApiKey).toBe(true);
+    const streamed = deltas.map((delta) => (delta.type === 'text' ? delta.text : '')).join('');
+    expect(streamed).toBe(answer.text);
+    expect(answer.text).toBe('first [redacted] then sk- [redacted]');
+    const all = JSON.stringify(deltas);
+    expect({ key: all.includes(key), other: all.includes(OTHER_KEY) }).toEqual({ key: false, other: false });
   });
 
   test("another configured provider's key is scrubbed too", async () => {
