@@ -82,7 +82,9 @@ function sameChannel(channel: Channel | undefined, delta: OutputDelta): boolean 
  * Only the run of pieces in progress holds anything back: when pieces of another run begin (another tool call,
  * the text after the reasoning), the previous run's held end goes out first. The pieces so keep the order the
  * provider sent them in, which is what lets a surface render each run as one block (an Anthropic content block);
- * both providers send each block's pieces together. A reasoning part's signature or redacted data closes the
+ * both providers send each block's pieces together. (The price: a key cut across two separate runs of the text,
+ * with a tool call between them, is not caught in the stream; the answer then does not continue it, and the
+ * gateway ends the stream with an error.) A reasoning part's signature or redacted data closes the
  * part, so its held text goes out with it, before it.
  */
 export class StreamScrubber {
