@@ -17,23 +17,36 @@ export const ANTHROPIC_IGNORED_FIELDS: Readonly<Record<string, string>> = {
   service_tier: "`auto` and `standard_only` both leave the choice to the provider's account",
 };
 
+/** A message for a discriminated union whose `type` matched none of its branches. */
+function unionMessage(message: string) {
+  return (issue: { code?: string }) => (issue.code === 'invalid_union' ? message : undefined);
+}
+
 const MetadataSchema = z.strictObject({ user_id: z.string().max(256).nullish() });
 
-const ToolChoiceSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
-  z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
-  z.strictObject({ type: z.literal('none') }),
-  z.strictObject({
-    type: z.literal('tool'),
-    name: z.string().min(1),
-    disable_parallel_tool_use: z.boolean().optional(),
-  }),
-]);
+const ToolChoiceSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('none') }),
+    z.strictObject({
+      type: z.literal('tool'),
+      name: z.string().min(1),
+      disable_parallel_tool_use: z.boolean().optional(),
+    }),
+  ],
+  { error: unionMessage('must be "auto", "any", "none" or "tool"') },
+);
 
-const ThinkingSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024).max(1_000_000) }),
-  z.strictObject({ type: z.literal('disabled') }),
-]);
+const ThinkingSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024).max(1_000_000) }),
+    z.strictObject({ type: z.literal('disabled') }),
+  ],
+  { error: unionMessage('must be "enabled" (with budget_tokens) or "disabled"') },
+);
 
 const OutputConfigSchema = z.strictObject({
   format: z
