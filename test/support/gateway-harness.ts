@@ -23,7 +23,11 @@ import { fakeProviders, TEST_API_KEYS } from './test-config';
  * so each surface is served by both provider kinds; `fragile` opens its breaker after one failure and then
  * fails at once.
  */
-export function gatewayConfig(fake: Pick<FakeProvider, 'openaiBaseURL' | 'anthropicBaseURL'>): Config {
+export function gatewayConfig(
+  fake: Pick<FakeProvider, 'openaiBaseURL' | 'anthropicBaseURL'>,
+  /** More routes beside these, as config text would give them. @default none */
+  extraRoutes: Record<string, unknown> = {},
+): Config {
   return parseConfig({
     providers: fakeProviders(fake, {
       openai: ['gpt-primary', 'gpt-secondary', 'gpt-fragile'],
@@ -48,6 +52,7 @@ export function gatewayConfig(fake: Pick<FakeProvider, 'openaiBaseURL' | 'anthro
         breaker: { failureThreshold: 1, cooldownMs: 60_000 },
         whenAllOpen: 'fail',
       },
+      ...extraRoutes,
     },
     defaultRoute: 'support',
   });
@@ -102,13 +107,18 @@ export async function terminateBreakers(temporal: TemporalTestContext, config: C
   );
 }
 
-export async function startGatewayHarness(): Promise<GatewayHarness> {
+export async function startGatewayHarness(
+  options: {
+    /** Routes a test file needs beside {@link gatewayConfig}'s. @default none */
+    readonly extraRoutes?: Record<string, unknown>;
+  } = {},
+): Promise<GatewayHarness> {
   const [temporal, fake, bundle] = await Promise.all([
     connectForTest(),
     startFakeProvider(),
     bundleSwitchyardWorkflows(),
   ]);
-  const config = gatewayConfig(fake);
+  const config = gatewayConfig(fake, options.extraRoutes);
   const keysDirectory = mkdtempSync(path.join(tmpdir(), 'switchyard-keys-'));
   const keys = new KeyStore({ file: path.join(keysDirectory, 'keys.json'), recheckMs: 0 });
   return {
