@@ -31,7 +31,7 @@ const routing = {
 const identity = { id: 'id-1', model: 'gpt', created: 1 };
 
 describe('the OpenAI surface', () => {
-  test('system and developer messages become the system prompt; text parts are joined; limits and formats map', () => {
+  test('system and developer messages become the system prompt; text parts are kept; limits and formats map', () => {
     const parsed = parseOpenAIRequest({
       model: 'support',
       messages: [
@@ -60,9 +60,18 @@ describe('the OpenAI surface', () => {
       stream: true,
       includeUsage: true,
       request: {
-        system: 'Be brief.\n\nUse English.',
+        system: [
+          { type: 'text', text: 'Be brief.' },
+          { type: 'text', text: 'Use English.' },
+        ],
         messages: [
-          { role: 'user', content: 'Hello' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Hel' },
+              { type: 'text', text: 'lo' },
+            ],
+          },
           { role: 'assistant', content: 'Hi.' },
           { role: 'user', content: 'Again' },
         ],
@@ -76,13 +85,14 @@ describe('the OpenAI surface', () => {
   });
 
   test.each([
-    [{ messages: [{ role: 'tool', content: 'r', tool_call_id: 'c' }] }, 'messages.0.role'],
+    [{ messages: [{ role: 'function', content: 'r', name: 'f' }] }, 'messages.0.role'],
     [
       { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] },
-      'messages.0.content.0',
+      'messages.0.content.0.image_url.url',
     ],
     [{ messages: [{ role: 'user', content: 'x' }], n: 2 }, 'n'],
-    [{ messages: [{ role: 'user', content: 'x' }], stop: ['END'] }, 'stop'],
+    [{ messages: [{ role: 'user', content: 'x' }], stop: ['END', ''] }, 'stop.1'],
+    [{ messages: [{ role: 'user', content: 'x' }], container: 'c' }, 'container'],
     [{ messages: [{ role: 'user', content: 'x' }], tool_choice: 'required' }, 'tool_choice'],
     [{ messages: [] }, 'messages'],
     [{ messages: [{ role: 'user', content: 'x' }], max_tokens: -1 }, 'max_tokens'],
