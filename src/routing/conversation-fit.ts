@@ -2,6 +2,7 @@
 import type { ConversationTraits } from '../config/conversation';
 import type { GenerationRequest, ProviderKind, ReasoningPart } from '../config/request';
 import type { ResolvedTarget } from '../config/resolved-route';
+import { optionMismatch } from './kind-options';
 
 export type ConversationFit = { readonly fits: true } | { readonly fits: false; readonly message: string };
 
@@ -32,7 +33,8 @@ function toolTurnLacksOwnReasoning(request: GenerationRequest, kind: ProviderKin
 
 /**
  * Whether `target` can take `request` as it stands: what its model declares it accepts (everything when it
- * declares nothing), and, for Anthropic with reasoning on, a tool loop whose thinking it made itself. A target
+ * declares nothing), the options its provider kind can honour (`kind-options.ts`), and, for Anthropic with
+ * reasoning on, a tool loop whose thinking it made itself. A target
  * that cannot is passed over before anything is sent, with the message recorded.
  */
 export function checkConversationFit(
@@ -49,6 +51,8 @@ export function checkConversationFit(
     return { fits: false, message: 'the model does not accept tools' };
   if (traits.reasoning && supports.reasoning === false)
     return { fits: false, message: 'the model does not take reasoning options' };
+  const mismatch = optionMismatch(target.providerKind, request);
+  if (mismatch) return { fits: false, message: `${mismatch.field}: ${mismatch.reason}` };
   if (
     traits.reasoning &&
     target.providerKind === 'anthropic' &&

@@ -287,3 +287,42 @@ test('10 concurrent image calls against a scope sized for 3.5 of their bounds: e
   expect(snapshot.spentNanoUsd).toBeLessThanOrEqual(snapshot.limitNanoUsd!);
   expect(snapshot.overdraftNanoUsd ?? 0).toBe(0);
 });
+
+test('an option one kind cannot honour passes that target over and the next kind serves it as asked', async () => {
+  const request: GenerationRequestInput = {
+    messages: [{ role: 'user', content: 'Pick a number' }],
+    seed: 42,
+    topK: 5,
+  };
+  const { record } = await harness.withWorker((switchyard) =>
+    switchyard.generate({
+      route: {
+        targets: [target('anthropic', 'claude-primary'), target('openai', 'gpt-primary')],
+      },
+      request: { ...request, topK: undefined },
+    }),
+  );
+  expect(record.attempts[0]).toMatchObject({
+    outcome: 'skipped',
+    skipReason: 'unsupported_input',
+    message: 'seed: Anthropic has no seed',
+  });
+  expect(record.servedBy?.model).toBe('gpt-primary');
+  expect(lastBody('gpt-primary')).toMatchObject({ seed: 42 });
+  expect(harness.fake.requestsFor('claude-primary')).toHaveLength(0);
+  // topK: OpenAI has none and Anthropic has no seed: no target can take it, and nothing is sent.
+  const error = await expectRoutedCallError(
+    harness.withWorker((switchyard) =>
+      switchyard.generate({
+        route: { targets: [target('anthropic', 'claude-primary'), target('openai', 'gpt-primary')] },
+        request,
+      }),
+    ),
+  );
+  expect(error.type).toBe('InvalidRequest');
+  expect(error.record?.attempts.map((attempt) => attempt.message)).toEqual([
+    'seed: Anthropic has no seed',
+    'topK: OpenAI Chat Completions has no top_k parameter',
+  ]);
+  expect(harness.fake.requestsFor('gpt-primary')).toHaveLength(1);
+});

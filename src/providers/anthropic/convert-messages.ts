@@ -21,7 +21,7 @@ import type {
 import { reasoningFor } from '../../routing/conversation-fit';
 import { isRecord } from '../json-value';
 import { ANTHROPIC_TOOL_CALL_ID, toolCallIdFor } from '../tool-call-id';
-import type { RequestRefusal } from './refuse-request';
+import type { RequestRefusal } from '../refuse-request';
 
 /** One Anthropic turn, gathered from one or more neutral messages of the same side. */
 interface Turn {

@@ -7,13 +7,9 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { GenerationRequest } from '../../config/request';
 import { cacheControl, convertMessages, textBlock } from './convert-messages';
-import { requestRefusal, type RequestRefusal } from './refuse-request';
+import { requestRefusal, type RequestRefusal } from '../refuse-request';
+import { optionMismatch } from '../../routing/kind-options';
 import { thinkingConfig } from './thinking-budget';
-
-/** Anthropic's temperature range tops out at 1 (the neutral range goes to 2, as OpenAI's does). */
-const MAX_TEMPERATURE = 1;
-/** With thinking on, Anthropic accepts top_p only from 0.95 up. */
-const MIN_TOP_P_WITH_THINKING = 0.95;
 
 function convertSystem(
   system: GenerationRequest['system'],
@@ -62,29 +58,10 @@ function convertToolChoice(request: GenerationRequest, refuse: RequestRefusal): 
   return { type: 'tool', name: choice.name, ...serial };
 }
 
-/**
- * Sampling options Anthropic refuses or has not: refused here, named, rather than sent to fail with a 400 or
- * dropped (which would change the answer).
- */
-function checkSampling(request: GenerationRequest, refuse: RequestRefusal): void {
-  if (request.seed !== undefined) throw refuse('seed', 'Anthropic has no seed');
-  if (request.temperature !== undefined && request.temperature > MAX_TEMPERATURE) {
-    throw refuse('temperature', `Anthropic takes 0 to ${MAX_TEMPERATURE}`);
-  }
-  if (request.reasoning === undefined) return;
-  if (request.temperature !== undefined) {
-    throw refuse('temperature', 'Anthropic does not take a temperature with reasoning (thinking) on');
-  }
-  if (request.topK !== undefined) {
-    throw refuse('topK', 'Anthropic does not take top_k with reasoning (thinking) on');
-  }
-  if (request.topP !== undefined && request.topP < MIN_TOP_P_WITH_THINKING) {
-    throw refuse('topP', `Anthropic takes only ${MIN_TOP_P_WITH_THINKING} to 1 with reasoning (thinking) on`);
-  }
-  const choice = request.toolChoice;
-  if (choice === 'required' || (typeof choice === 'object' && choice.type === 'tool')) {
-    throw refuse('toolChoice', 'Anthropic cannot force a tool call with reasoning (thinking) on');
-  }
+/** Options Anthropic cannot honour as asked (the rule the route walk skips by): refused here as the last guard. */
+function checkOptions(request: GenerationRequest, refuse: RequestRefusal): void {
+  const mismatch = optionMismatch('anthropic', request);
+  if (mismatch) throw refuse(mismatch.field, mismatch.reason);
 }
 
 /**
@@ -98,7 +75,7 @@ export function convertRequest(
   label = `anthropic ${model}`,
 ): MessageCreateParamsNonStreaming {
   const refuse = requestRefusal(label);
-  checkSampling(request, refuse);
+  checkOptions(request, refuse);
   const system = convertSystem(request.system, refuse);
   const tools = convertTools(request.tools);
   const toolChoice = convertToolChoice(request, refuse);

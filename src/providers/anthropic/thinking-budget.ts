@@ -1,10 +1,8 @@
 // Reasoning options as Anthropic's extended-thinking config (a token budget below max_tokens). Pure; worker side.
 import type { ThinkingConfigEnabled } from '@anthropic-ai/sdk/resources/messages';
 import type { ReasoningOptions } from '../../config/request';
-import type { RequestRefusal } from './refuse-request';
-
-/** Anthropic's smallest thinking budget, in tokens. */
-export const MIN_THINKING_BUDGET = 1024;
+import { ANTHROPIC_MIN_THINKING_BUDGET } from '../../routing/kind-options';
+import type { RequestRefusal } from '../refuse-request';
 
 /** Thinking budget per effort, in tokens, before it is held below `max_tokens`. */
 export const EFFORT_BUDGETS: Readonly<Record<NonNullable<ReasoningOptions['effort']>, number>> = {
@@ -25,8 +23,11 @@ export function thinkingConfig(
   refuse: RequestRefusal,
 ): ThinkingConfigEnabled {
   if (reasoning.budgetTokens !== undefined) {
-    if (reasoning.budgetTokens < MIN_THINKING_BUDGET) {
-      throw refuse('reasoning.budgetTokens', `Anthropic needs at least ${MIN_THINKING_BUDGET} tokens`);
+    if (reasoning.budgetTokens < ANTHROPIC_MIN_THINKING_BUDGET) {
+      throw refuse(
+        'reasoning.budgetTokens',
+        `Anthropic needs at least ${ANTHROPIC_MIN_THINKING_BUDGET} tokens`,
+      );
     }
     if (reasoning.budgetTokens >= maxTokens) {
       throw refuse(
@@ -37,10 +38,10 @@ export function thinkingConfig(
     return { type: 'enabled', budget_tokens: reasoning.budgetTokens };
   }
   if (reasoning.effort === undefined) throw refuse('reasoning', 'takes an effort or a budgetTokens');
-  if (maxTokens <= MIN_THINKING_BUDGET) {
+  if (maxTokens <= ANTHROPIC_MIN_THINKING_BUDGET) {
     throw refuse(
       'reasoning',
-      `maxOutputTokens (${maxTokens}) leaves no room for Anthropic's smallest thinking budget (${MIN_THINKING_BUDGET} tokens)`,
+      `maxOutputTokens (${maxTokens}) leaves no room for Anthropic's smallest thinking budget (${ANTHROPIC_MIN_THINKING_BUDGET} tokens)`,
     );
   }
   return { type: 'enabled', budget_tokens: Math.min(EFFORT_BUDGETS[reasoning.effort], maxTokens - 1) };

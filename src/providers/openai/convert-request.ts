@@ -23,7 +23,8 @@ import type {
   UserMessage,
 } from '../../config/request';
 import { openAIToolCallId } from './openai-tool-call-id';
-import { requestRefusal, type RequestRefusal } from './refuse-request';
+import { optionMismatch } from '../../routing/kind-options';
+import { requestRefusal, type RequestRefusal } from '../refuse-request';
 
 /** The two provider kinds this adapter serves. */
 export type OpenAIChatKind = 'openai' | 'openai-compatible';
@@ -33,9 +34,6 @@ export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
 
 /** The body sent: the SDK's type, plus `top_k`, which compatible servers (vLLM, llama.cpp) take and OpenAI does not. */
 export type OpenAIChatRequestBody = ChatCompletionCreateParamsNonStreaming & { top_k?: number };
-
-/** OpenAI refuses more stop sequences than this (`array_above_max_length` on `stop`). */
-export const OPENAI_MAX_STOP_SEQUENCES = 4;
 
 /**
  * OpenAI itself deprecated `max_tokens` for Chat Completions and its reasoning models reject it, so kind
@@ -72,13 +70,9 @@ export function convertRequest(
 ): OpenAIChatRequestBody {
   const tools = request.tools ?? [];
   const hasTools = tools.length > 0;
-  if (kind === 'openai' && (request.stopSequences?.length ?? 0) > OPENAI_MAX_STOP_SEQUENCES) {
-    // Compatible servers (vLLM, DeepSeek) take more; the limit is OpenAI's own.
-    throw refuse('stopSequences', `OpenAI takes at most ${OPENAI_MAX_STOP_SEQUENCES} stop sequences`);
-  }
-  if (kind === 'openai' && request.topK !== undefined) {
-    throw refuse('topK', 'OpenAI Chat Completions has no top_k parameter');
-  }
+  // The kind's own limits (the rule the route walk skips by), refused here as the last guard.
+  const mismatch = optionMismatch(kind, request);
+  if (mismatch) throw refuse(mismatch.field, mismatch.reason);
   const toolChoice = convertToolChoice(request, refuse);
   return {
     model,

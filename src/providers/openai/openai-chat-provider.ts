@@ -11,7 +11,7 @@ import { OpenAIStreamAccumulator } from './accumulate-stream';
 import { classifyOpenAIError } from './classify-error';
 import { convertRequest } from './convert-request';
 import { convertOpenAIResponse, type ResponseContext } from './convert-response';
-import { requestRefusal } from './refuse-request';
+import { requestRefusal } from '../refuse-request';
 
 export interface OpenAIChatProviderConfig {
   /** The provider's name in the config (e.g. `openai`, `groq`); prefixes error messages. */
