@@ -14,6 +14,7 @@ const ERROR_TYPES: Readonly<Record<GatewayError['kind'], string>> = {
   permission: 'permission_error',
   not_found: 'not_found_error',
   request_too_large: 'request_too_large',
+  rate_limited: 'rate_limit_error',
   budget: 'billing_error',
   refused: 'invalid_request_error',
   unavailable: 'overloaded_error',

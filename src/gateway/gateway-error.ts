@@ -9,6 +9,8 @@ export const GatewayErrorKind = {
   permission: 'permission',
   notFound: 'not_found',
   requestTooLarge: 'request_too_large',
+  /** Too many requests at once for one key: wait `retry-after` and send it again. */
+  rateLimited: 'rate_limited',
   budget: 'budget',
   refused: 'refused',
   unavailable: 'unavailable',
@@ -25,6 +27,7 @@ export const STATUS_OF_KIND: Readonly<Record<GatewayErrorKind, number>> = {
   permission: 403,
   not_found: 404,
   request_too_large: 413,
+  rate_limited: 429,
   budget: 402,
   refused: 422,
   unavailable: 503,

@@ -14,6 +14,7 @@ const ERROR_TYPES: Readonly<Record<GatewayError['kind'], string>> = {
   permission: 'permission_error',
   not_found: 'not_found_error',
   request_too_large: 'invalid_request_error',
+  rate_limited: 'rate_limit_exceeded',
   budget: 'insufficient_quota',
   refused: 'content_refused',
   unavailable: 'service_unavailable',
