@@ -1,0 +1,113 @@
+// Tool loops on the gateway's OpenAI surface with the official `openai` Python client, JSON and streamed: two
+// parallel calls whose arguments arrive whole, their results reach the provider, reasoning_content comes back.
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PYTHON_OPENAI_VERSION, venvPython } from '../../scripts/python-clients';
+import type { FakeScenario } from '../../src/fake-provider/scenario';
+import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+
+const root = path.join(__dirname, '../..');
+const python = venvPython(root);
+const hasPython3 = spawnSync(process.env.PYTHON ?? 'python3', ['--version']).status === 0;
+if (!hasPython3) {
+  process.stdout.write('[gateway] python3 not found: the openai Python tool loop test is skipped\n');
+}
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  if (hasPython3) harness = await startGatewayHarness();
+});
+afterAll(async () => harness?.close());
+
+const thinks = 'The user asks about two cities: I will look both up.';
+const callsTools: FakeScenario = {
+  kind: 'answer',
+  reasoning: thinks,
+  toolCalls: [
+    { name: 'get_weather', arguments: { city: 'Paris' } },
+    { name: 'get_weather', arguments: { city: 'Lyon' } },
+  ],
+  usage: { inputTokens: 20, outputTokens: 15, reasoningTokens: 9 },
+};
+const answers: FakeScenario = { kind: 'answer', text: 'Paris is sunny; Lyon is rainy.' };
+
+interface AssistantTurn {
+  readonly role: 'assistant';
+  readonly content?: string | null;
+  readonly reasoning_content?: string;
+  readonly tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+}
+
+interface Loop {
+  readonly first: AssistantTurn;
+  readonly first_finish: string;
+  readonly second: AssistantTurn;
+  readonly second_finish: string;
+}
+
+interface SentMessage {
+  readonly role: string;
+  readonly [field: string]: unknown;
+}
+
+function sent(index: number): SentMessage[] {
+  return (harness.fake.requestsFor('gpt-primary')[index]!.body as { messages: SentMessage[] }).messages;
+}
+
+(hasPython3 ? test : test.skip)(
+  'the openai Python client: a tool loop JSON and streamed, tool results reach the provider, reasoning comes back',
+  async () => {
+    if (!existsSync(python)) throw new Error(`${python} is missing: run "npm run python:install" first`);
+    harness.fake.script('gpt-primary', [callsTools, answers, { ...callsTools, chunkDelayMs: 5 }, answers]);
+    const seen = await harness.withGateway(async ({ gateway, key }) => {
+      const run = await promisify(execFile)(
+        python,
+        [path.join(root, 'test/support/gateway_openai_tools.py')],
+        {
+          env: { ...process.env, GATEWAY_BASE_URL: `${gateway.url}/v1`, GATEWAY_KEY: key },
+        },
+      ).catch((error: { code?: number; stderr?: string }) => {
+        throw new Error(`the openai Python client failed (exit ${error.code}): ${error.stderr}`);
+      });
+      return JSON.parse(run.stdout) as { version: string; json_loop: Loop; stream_loop: Loop };
+    });
+    expect(seen.version).toBe(PYTHON_OPENAI_VERSION);
+
+    for (const [loop, firstRequest] of [
+      [seen.json_loop, 0],
+      [seen.stream_loop, 2],
+    ] as const) {
+      expect(loop.first_finish).toBe('tool_calls');
+      expect(loop.first.reasoning_content).toBe(thinks);
+      // The streamed arguments joined to the whole JSON: the client parsed them to run the tool.
+      expect(loop.first.tool_calls?.map((call) => [call.type, call.function])).toEqual([
+        ['function', { name: 'get_weather', arguments: '{"city":"Paris"}' }],
+        ['function', { name: 'get_weather', arguments: '{"city":"Lyon"}' }],
+      ]);
+      const [paris, lyon] = loop.first.tool_calls!.map((call) => call.id);
+      expect(paris).not.toBe(lyon);
+      expect(loop.second_finish).toBe('stop');
+      expect(loop.second.content).toBe('Paris is sunny; Lyon is rainy.');
+
+      // The second turn as the provider received it: the calls, then each tool's output under its call's id.
+      // The reasoning the client sent back is not in it (no Chat Completions model takes it as input).
+      const messages = sent(firstRequest + 1);
+      expect(messages).toHaveLength(4);
+      expect(messages[1]).toMatchObject({
+        role: 'assistant',
+        tool_calls: [
+          { id: paris, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: lyon, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lyon"}' } },
+        ],
+      });
+      expect(messages[1]).not.toHaveProperty('reasoning_content');
+      expect(messages.slice(2)).toEqual([
+        { role: 'tool', tool_call_id: paris, content: '18 degrees and sunny' },
+        { role: 'tool', tool_call_id: lyon, content: '12 degrees and raining' },
+      ]);
+    }
+    expect(harness.fake.requestsFor('gpt-primary')).toHaveLength(4);
+  },
+);
