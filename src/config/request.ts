@@ -228,6 +228,24 @@ export const GenerationRequestSchema = strictObject({
   parallelToolCalls: z.boolean().optional(),
   /** Reasoning effort or budget. @default provider default (off for Anthropic) */
   reasoning: ReasoningOptionsSchema.optional(),
+}).superRefine((request, context) => {
+  // A forced tool call needs the tool: true of every provider, so refused here, at the edge, not by each target.
+  const choice = request.toolChoice;
+  if (choice === undefined || choice === 'auto' || choice === 'none') return;
+  const tools = request.tools ?? [];
+  if (tools.length === 0) {
+    context.addIssue({
+      code: 'custom',
+      message: 'forces a tool call, but the request has no tools',
+      path: ['toolChoice'],
+    });
+  } else if (typeof choice === 'object' && !tools.some((tool) => tool.name === choice.name)) {
+    context.addIssue({
+      code: 'custom',
+      message: 'names no tool of the request',
+      path: ['toolChoice', 'name'],
+    });
+  }
 });
 
 /** A request as accepted from callers (defaults not applied yet). */

@@ -37,24 +37,18 @@ function convertTools(tools: GenerationRequest['tools']): Tool[] | undefined {
 }
 
 /**
- * `tool_choice`. Without tools, `auto`/`none` mean nothing and are not sent; forcing a tool that does not exist
- * is refused. `parallelToolCalls: false` is Anthropic's `disable_parallel_tool_use`.
+ * `tool_choice`. Without tools, `auto`/`none` mean nothing and are not sent (a forced call without its tool never
+ * gets here: the request schema refuses it). `parallelToolCalls: false` is Anthropic's `disable_parallel_tool_use`.
  */
-function convertToolChoice(request: GenerationRequest, refuse: RequestRefusal): ToolChoice | undefined {
+function convertToolChoice(request: GenerationRequest): ToolChoice | undefined {
   const hasTools = (request.tools?.length ?? 0) > 0;
-  const choice = request.toolChoice ?? (hasTools ? 'auto' : undefined);
-  if (choice === undefined) return undefined;
+  const choice = request.toolChoice ?? 'auto';
+  if (!hasTools) return undefined;
   const serial = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
-  if (choice === 'none') return hasTools ? { type: 'none' } : undefined;
-  if (choice === 'auto') {
-    // Anthropic's default is auto: send it only to carry disable_parallel_tool_use.
-    return hasTools && request.parallelToolCalls === false ? { type: 'auto', ...serial } : undefined;
-  }
-  if (!hasTools) throw refuse('toolChoice', 'forces a tool call, but the request has no tools');
+  if (choice === 'none') return { type: 'none' };
+  // Anthropic's default is auto: send it only to carry disable_parallel_tool_use.
+  if (choice === 'auto') return request.parallelToolCalls === false ? { type: 'auto', ...serial } : undefined;
   if (choice === 'required') return { type: 'any', ...serial };
-  if (!request.tools!.some((tool) => tool.name === choice.name)) {
-    throw refuse('toolChoice.name', 'names no tool of the request');
-  }
   return { type: 'tool', name: choice.name, ...serial };
 }
 
@@ -78,7 +72,7 @@ export function convertRequest(
   checkOptions(request, refuse);
   const system = convertSystem(request.system, refuse);
   const tools = convertTools(request.tools);
-  const toolChoice = convertToolChoice(request, refuse);
+  const toolChoice = convertToolChoice(request);
   return {
     model,
     // Required by the API, and the budget bound of the attempt relies on it (DESIGN §5).

@@ -73,7 +73,7 @@ export function convertRequest(
   // The kind's own limits (the rule the route walk skips by), refused here as the last guard.
   const mismatch = optionMismatch(kind, request);
   if (mismatch) throw refuse(mismatch.field, mismatch.reason);
-  const toolChoice = convertToolChoice(request, refuse);
+  const toolChoice = convertToolChoice(request);
   return {
     model,
     messages: convertMessages(request, kind, refuse),
@@ -118,24 +118,13 @@ export function convertRequest(
 }
 
 /**
- * OpenAI refuses `tool_choice` without `tools`. `auto` and `none` then mean what the request does anyway and are
- * left out; `required` or a named tool cannot be honoured and are refused, as is a name no tool has.
+ * OpenAI refuses `tool_choice` without `tools`: `auto` and `none` then mean what the request does anyway and are
+ * left out (a forced call without its tool never gets here: the request schema refuses it).
  */
-function convertToolChoice(
-  request: GenerationRequest,
-  refuse: RequestRefusal,
-): ChatCompletionToolChoiceOption | undefined {
+function convertToolChoice(request: GenerationRequest): ChatCompletionToolChoiceOption | undefined {
   const choice = request.toolChoice;
-  if (choice === undefined) return undefined;
-  const tools = request.tools ?? [];
-  if (tools.length === 0) {
-    if (choice === 'auto' || choice === 'none') return undefined;
-    throw refuse('toolChoice', 'asks for a tool call but the request defines no tools');
-  }
+  if (choice === undefined || (request.tools ?? []).length === 0) return undefined;
   if (typeof choice === 'string') return choice;
-  if (!tools.some((tool) => tool.name === choice.name)) {
-    throw refuse('toolChoice.name', 'is not the name of one of the request tools');
-  }
   return { type: 'function', function: { name: choice.name } };
 }
 

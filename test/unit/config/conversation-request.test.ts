@@ -117,6 +117,15 @@ describe('the conversation request', () => {
       'reasoning',
     ],
     [{ messages: [{ role: 'user', content: 'x' }], toolChoice: 'sometimes' }, 'toolChoice'],
+    [{ messages: [{ role: 'user', content: 'x' }], toolChoice: 'required' }, 'toolChoice'],
+    [
+      {
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [{ name: 'a', parameters: {} }],
+        toolChoice: { type: 'tool', name: 'b' },
+      },
+      'toolChoice.name',
+    ],
     [
       {
         messages: [{ role: 'user', content: 'x' }],

@@ -284,12 +284,6 @@ describe('Anthropic convertRequest: options', () => {
       },
       'toolChoice',
     ],
-    ['a forced tool call without tools', { toolChoice: 'required' }, 'toolChoice'],
-    [
-      'a named tool that is not given',
-      { tools: [{ name: 'lookup', parameters: {} }], toolChoice: { type: 'tool', name: 'other' } },
-      'toolChoice.name',
-    ],
   ])('refuses %s, naming the field', (_name, options, field) => {
     const error = refused({ messages: [hi], ...options });
     expect(error.failureClass).toBe('invalid_request');

@@ -330,20 +330,4 @@ describe('OpenAI convertRequest: options', () => {
     expect(refusal.message).toContain('stopSequences');
     expect(convertRequest('llama', five, 'openai-compatible').stop).toHaveLength(5);
   });
-
-  it('refuses a tool choice that cannot be honoured', () => {
-    const required = refusalOf(() =>
-      convertRequest('gpt-test', parse({ ...base, toolChoice: 'required' }), 'openai'),
-    );
-    expect(required.message).toContain('toolChoice');
-    const unknown = refusalOf(() =>
-      convertRequest(
-        'gpt-test',
-        parse({ ...base, tools: [LOOKUP], toolChoice: { type: 'tool', name: 'nope' } }),
-        'openai',
-      ),
-    );
-    expect(unknown.message).toContain('toolChoice.name');
-    expect(unknown.details.requestSent).toBe(false);
-  });
 });
