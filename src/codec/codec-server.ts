@@ -1,7 +1,7 @@
 // The remote codec server: POST /encode and /decode for the Temporal Web UI and CLI, with CORS and bearer auth. Node side.
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import type { PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { JsonPayloadsSchema, payloadFromJson, payloadToJson } from './payload-json';
@@ -26,10 +26,21 @@ export interface CodecServerOptions {
   readonly codec: PayloadCodec;
   /** TCP port; 0 picks a free one. @default 8888 */
   readonly port?: number;
-  /** Address to bind: keep it local unless something in front authenticates. @default '127.0.0.1' */
+  /**
+   * Address to bind. Anything but a loopback address needs a {@link bearerToken}, or
+   * {@link allowUnauthenticated} when something in front authenticates.
+   * @default '127.0.0.1'
+   */
   readonly host?: string;
   /**
-   * Browser origins allowed to call the server (the Web UI's, exactly as the address bar shows it), or `['*']`.
+   * Serve a non-loopback {@link host} without a bearer token: only behind a proxy that authenticates every
+   * request, since anyone who reaches the server can have it decrypt history. Never allows `'*'` origins.
+   * @default false
+   */
+  readonly allowUnauthenticated?: boolean;
+  /**
+   * Browser origins allowed to call the server (the Web UI's, exactly as the address bar shows it), or `['*']`,
+   * which needs a {@link bearerToken}: without one any web page a user opens could use it to decrypt.
    * Requests without an `Origin` header (the CLI, curl) are not browser requests and are always allowed.
    * @default {@link DEFAULT_CODEC_ORIGINS}, the dev server's Web UI
    */
@@ -60,6 +71,47 @@ export class CodecRequestError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The server would be open to more than the local machine's Web UI: why it was refused. */
+export class UnsafeCodecServerError extends Error {
+  override readonly name = 'UnsafeCodecServerError';
+  constructor(
+    readonly problem: CodecServerExposure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `wildcard-origin`: `'*'` allowed without a token; `public-host`: a non-loopback address without a token. */
+export type CodecServerExposure = 'wildcard-origin' | 'public-host';
+
+/** `localhost`, 127.0.0.0/8, `::1` (and its IPv4-mapped form): reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost') return true;
+  const ipv4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
+  if (isIP(ipv4) === 4) return ipv4.startsWith('127.');
+  // The URL parser writes an IPv6 address in its shortest form, so `0:0:0:0:0:0:0:1` is recognised too.
+  return isIP(bare) === 6 && new URL(`http://[${bare}]`).hostname === '[::1]';
+}
+
+/**
+ * What makes these settings unsafe, if anything. With no token, a `'*'` origin would let every page a user
+ * visits decrypt through the server (its answers carry `Access-Control-Allow-Credentials`), and a non-loopback
+ * address would let anyone on the network do so; `allowUnauthenticated` accepts the second only.
+ */
+export function codecServerExposure(settings: {
+  readonly host: string;
+  readonly allowedOrigins: readonly string[];
+  readonly bearerToken: string | undefined;
+  readonly allowUnauthenticated?: boolean;
+}): CodecServerExposure | undefined {
+  if (settings.bearerToken) return undefined;
+  if (settings.allowedOrigins.includes('*')) return 'wildcard-origin';
+  if (!isLoopbackHost(settings.host) && !settings.allowUnauthenticated) return 'public-host';
+  return undefined;
 }
 
 type CodecOperation = 'encode' | 'decode';
@@ -105,18 +157,40 @@ export class CodecHttpServer {
   private readonly server: Server;
   private readonly allowedOrigins: readonly string[];
   private readonly bearerToken: string | undefined;
+  private readonly host: string;
 
+  /** @throws UnsafeCodecServerError for settings that would open decryption beyond the local Web UI. */
   constructor(private readonly options: CodecServerOptions) {
     this.allowedOrigins = options.allowedOrigins ?? DEFAULT_CODEC_ORIGINS;
     const token = options.bearerToken ?? process.env[CODEC_SERVER_VARIABLES.token];
     this.bearerToken = token ? token : undefined;
+    this.host = options.host ?? '127.0.0.1';
+    const exposure = codecServerExposure({
+      host: this.host,
+      allowedOrigins: this.allowedOrigins,
+      bearerToken: this.bearerToken,
+      allowUnauthenticated: options.allowUnauthenticated ?? false,
+    });
+    if (exposure === 'wildcard-origin')
+      throw new UnsafeCodecServerError(
+        exposure,
+        `allowed origin "*" needs a bearer token (${CODEC_SERVER_VARIABLES.token}): without one any web page ` +
+          'could have this server decrypt history; name the Web UI origins instead',
+      );
+    if (exposure === 'public-host')
+      throw new UnsafeCodecServerError(
+        exposure,
+        `host ${this.host} is not a loopback address and no bearer token is set (${CODEC_SERVER_VARIABLES.token}): ` +
+          'anyone who can reach it could decrypt history; set a token, or allow unauthenticated use only ' +
+          'behind a proxy that authenticates',
+      );
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => this.fail(response, error, request.url));
     });
   }
 
   async listen(): Promise<CodecServer> {
-    const host = this.options.host ?? '127.0.0.1';
+    const host = this.host;
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.options.port ?? DEFAULT_CODEC_SERVER_PORT, host, () => {
@@ -215,7 +289,7 @@ export class CodecHttpServer {
   }
 }
 
-/** Starts a codec server and resolves once it listens. */
-export function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+/** Starts a codec server and resolves once it listens; rejects with {@link UnsafeCodecServerError} as the constructor throws. */
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   return new CodecHttpServer(options).listen();
 }

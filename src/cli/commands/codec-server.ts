@@ -6,7 +6,7 @@ import type { FlagTable } from '../flags';
 import { HELP_FLAG } from '../flags';
 import { nonEmptyFlag, positiveIntegerFlag } from '../flag-values';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { parseCommandArguments, stringFlag } from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
 import { untilInterrupted } from '../until-interrupted';
 
 const SERVER_FLAGS = {
@@ -18,13 +18,19 @@ const SERVER_FLAGS = {
   host: {
     type: 'string',
     valueName: '<ip>',
-    description: 'address to bind (default: 127.0.0.1; keep it local unless a proxy authenticates)',
+    description:
+      'address to bind (default: 127.0.0.1); any other than loopback needs SWITCHYARD_CODEC_SERVER_TOKEN',
   },
   origin: {
     type: 'string',
     valueName: '<url>[,<url>…]',
     description:
-      'Web UI origins allowed to call it, or "*" (default: http://localhost:8233 and http://127.0.0.1:8233)',
+      'Web UI origins allowed to call it, or "*" (needs SWITCHYARD_CODEC_SERVER_TOKEN) (default: http://localhost:8233 and http://127.0.0.1:8233)',
+  },
+  'allow-unauthenticated': {
+    type: 'boolean',
+    description:
+      'serve a non-loopback --host without SWITCHYARD_CODEC_SERVER_TOKEN: only behind a proxy that authenticates',
   },
 } as const satisfies FlagTable;
 
@@ -37,7 +43,8 @@ const HELP = renderHelp({
     'the Temporal Web UI and CLI can show prompts and answers that workers encrypt in history or keep in the',
     'payload store. It reads the same settings as the workers: SWITCHYARD_CODEC_KEY (base64 of 32 bytes),',
     'SWITCHYARD_CODEC_KEY_ID and SWITCHYARD_CODEC_OLD_KEYS (id:base64,… accepted for decoding), and',
-    'SWITCHYARD_PAYLOAD_STORE_DIR (references in history are read back from it). Runs until SIGINT or SIGTERM.',
+    'SWITCHYARD_PAYLOAD_STORE_DIR (references in history are read back from it; /encode never writes to it).',
+    'Runs until SIGINT or SIGTERM.',
   ],
   sections: [
     { title: 'Server', flags: SERVER_FLAGS },
@@ -48,6 +55,7 @@ const HELP = renderHelp({
     'temporal server start-dev --ui-codec-endpoint http://127.0.0.1:8888',
     'temporal workflow show -w switchyard-call-job-42 --codec-endpoint http://127.0.0.1:8888',
     'switchyard codec-server --port 9090 --origin https://temporal-ui.example.com',
+    'SWITCHYARD_CODEC_SERVER_TOKEN=<token> switchyard codec-server --host 0.0.0.0',
   ],
   notes: [
     'Or set the endpoint in the Web UI itself (its "Codec Server" settings, kept by the browser).\n' +
@@ -92,6 +100,7 @@ export const codecServerCommand: Command = {
     const port = readPort(stringFlag(parsed, 'port'));
     const host = nonEmptyFlag('host', stringFlag(parsed, 'host'));
     const allowedOrigins = readOrigins(stringFlag(parsed, 'origin'));
+    const allowUnauthenticated = booleanFlag(parsed, 'allow-unauthenticated');
 
     // Loaded after the arguments are checked, as in the other commands.
     const { CodecSettingsError } =
@@ -102,11 +111,9 @@ export const codecServerCommand: Command = {
       require('../../codec/payload-limits') as typeof import('../../codec/payload-limits');
     const { payloadStoreFromEnvironment, PAYLOAD_STORE_VARIABLES } =
       require('../../codec/payload-store-settings') as typeof import('../../codec/payload-store-settings');
-    const { switchyardPayloadCodecs } =
-      require('../../codec/data-converter') as typeof import('../../codec/data-converter');
-    const { PayloadCodecChain } =
-      require('../../codec/codec-chain') as typeof import('../../codec/codec-chain');
-    const { startCodecServer } =
+    const { CodecServerCodec } =
+      require('../../codec/codec-server-codec') as typeof import('../../codec/codec-server-codec');
+    const { startCodecServer, UnsafeCodecServerError } =
       require('../../codec/codec-server') as typeof import('../../codec/codec-server');
     let keyring;
     let payloadStore;
@@ -124,14 +131,13 @@ export const codecServerCommand: Command = {
         `neither ${CODEC_KEY_VARIABLES.key} nor ${PAYLOAD_STORE_VARIABLES.directory} is set: give the codec server ` +
           'the key the workers encrypt with, the payload store they use, or both',
       );
-    // The same codecs as the workers', so the UI sees what they wrote: references read back, then decrypted.
-    const codec = new PayloadCodecChain(
-      switchyardPayloadCodecs({
-        limitBytes,
-        ...(keyring ? { keyring } : {}),
-        ...(payloadStore ? { payloadStore } : {}),
-      }),
-    );
+    // The same codecs as the workers' for decoding, so the UI sees what they wrote: references read back, then
+    // decrypted. Encoding never writes a caller's bytes into the shared store.
+    const codec = new CodecServerCodec({
+      limitBytes,
+      ...(keyring ? { keyring } : {}),
+      ...(payloadStore ? { payloadStore } : {}),
+    });
 
     let server;
     try {
@@ -140,10 +146,17 @@ export const codecServerCommand: Command = {
         ...(port !== undefined ? { port } : {}),
         ...(host !== undefined ? { host } : {}),
         ...(allowedOrigins ? { allowedOrigins } : {}),
+        allowUnauthenticated,
         onError: (error) =>
           io.stderr.write(`codec-server: ${error.status} ${error.path ?? ''}: ${error.message}\n`),
       });
     } catch (error) {
+      if (error instanceof UnsafeCodecServerError)
+        throw new UsageError(
+          error.problem === 'wildcard-origin'
+            ? `--origin "*" needs SWITCHYARD_CODEC_SERVER_TOKEN: without a token any web page could have this server decrypt history; name the Web UI origins instead`
+            : `--host ${host} is not a loopback address and SWITCHYARD_CODEC_SERVER_TOKEN is not set: anyone who can reach it could decrypt history; set the token, or pass --allow-unauthenticated only behind a proxy that authenticates`,
+        );
       const code = (error as { code?: unknown }).code;
       if (code === 'EADDRINUSE')
         throw new UsageError(`port ${port ?? 8888} is in use; choose another with --port`);

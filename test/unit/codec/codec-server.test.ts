@@ -1,12 +1,23 @@
 // The codec server over real HTTP: the remote codec protocol, CORS for the Web UI, bearer auth, errors; and its command.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AesGcmCodec, ENCRYPTED_ENCODING } from '../../../src/codec/aes-gcm-codec';
 import { createCodecKeyring } from '../../../src/codec/codec-key';
-import { startCodecServer, type CodecServer } from '../../../src/codec/codec-server';
+import {
+  codecServerExposure,
+  isLoopbackHost,
+  startCodecServer,
+  UnsafeCodecServerError,
+  type CodecServer,
+} from '../../../src/codec/codec-server';
 import { payloadFromJson, payloadToJson, type JsonPayload } from '../../../src/codec/payload-json';
 import { ExitCode } from '../../../src/cli/exit-codes';
-import { run } from '../cli/cli-test-io';
+import { main } from '../../../src/cli/main';
+import { freePort } from '../../../src/engine/free-port';
+import { captureIo, run } from '../cli/cli-test-io';
 
 const UI_ORIGIN = 'http://localhost:8233';
 const codec = new AesGcmCodec(createCodecKeyring({ id: 'unit', material: randomBytes(32) }));
@@ -127,11 +138,121 @@ test('bad requests get a status and a message, never a crash', async () => {
   expect(((await unknownKey.json()) as { error: string }).error).toContain('"stranger"');
 });
 
+describe('exposure: decryption is never opened beyond the local UI without a token', () => {
+  const savedToken = process.env.SWITCHYARD_CODEC_SERVER_TOKEN;
+  beforeEach(() => delete process.env.SWITCHYARD_CODEC_SERVER_TOKEN);
+  afterAll(() => {
+    if (savedToken !== undefined) process.env.SWITCHYARD_CODEC_SERVER_TOKEN = savedToken;
+  });
+
+  test('origin "*" without a token is refused before listening; with one it serves', async () => {
+    await expect(startCodecServer({ codec, port: 0, allowedOrigins: ['*'] })).rejects.toThrow(
+      UnsafeCodecServerError,
+    );
+    await expect(
+      startCodecServer({ codec, port: 0, allowedOrigins: ['*'], allowUnauthenticated: true }),
+    ).rejects.toThrow(/origin "\*" needs a bearer token/);
+    const server = await serve({ allowedOrigins: ['*'], bearerToken: 'codec-token-123' });
+    const answer = await post(
+      `${server.url}/encode`,
+      { payloads: [] },
+      { origin: 'http://anywhere.example', authorization: 'Bearer codec-token-123' },
+    );
+    expect(answer.status).toBe(200);
+  });
+
+  test('a non-loopback host without a token is refused; a token or the explicit escape accepts it', async () => {
+    await expect(startCodecServer({ codec, port: 0, host: '0.0.0.0' })).rejects.toThrow(
+      /host 0\.0\.0\.0 is not a loopback address/,
+    );
+    const settings = { host: '0.0.0.0', allowedOrigins: [UI_ORIGIN], bearerToken: undefined };
+    expect(codecServerExposure(settings)).toBe('public-host');
+    expect(codecServerExposure({ ...settings, bearerToken: 't' })).toBeUndefined();
+    expect(codecServerExposure({ ...settings, allowUnauthenticated: true })).toBeUndefined();
+    expect(codecServerExposure({ ...settings, host: '127.0.0.1' })).toBeUndefined();
+  });
+
+  test.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['localhost', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.4', false],
+    ['example.com', false],
+  ])('isLoopbackHost(%j) is %j', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
+});
+
 describe('switchyard codec-server', () => {
-  const saved = process.env.SWITCHYARD_CODEC_KEY;
+  const variables = [
+    'SWITCHYARD_CODEC_KEY',
+    'SWITCHYARD_CODEC_SERVER_TOKEN',
+    'SWITCHYARD_PAYLOAD_STORE_DIR',
+    'SWITCHYARD_PAYLOAD_STORE_THRESHOLD_BYTES',
+  ] as const;
+  const saved = Object.fromEntries(variables.map((name) => [name, process.env[name]]));
   afterEach(() => {
-    if (saved === undefined) delete process.env.SWITCHYARD_CODEC_KEY;
-    else process.env.SWITCHYARD_CODEC_KEY = saved;
+    for (const name of variables)
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+  });
+
+  test.each([
+    [['--origin', '*'], '--origin "*" needs SWITCHYARD_CODEC_SERVER_TOKEN'],
+    [['--host', '0.0.0.0'], '--host 0.0.0.0 is not a loopback address'],
+  ])('%j without a token exits 2 before serving: %s', async (argv, message) => {
+    process.env.SWITCHYARD_CODEC_KEY = randomBytes(32).toString('base64');
+    delete process.env.SWITCHYARD_CODEC_SERVER_TOKEN;
+    const { code, err } = await run(['codec-server', ...argv]);
+    expect(code).toBe(ExitCode.usage);
+    expect(err).toContain(message);
+  });
+
+  test("/encode never writes the caller's bytes into the shared payload store; /decode still reads it", async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'switchyard-codec-store-'));
+    process.env.SWITCHYARD_CODEC_KEY = randomBytes(32).toString('base64');
+    process.env.SWITCHYARD_PAYLOAD_STORE_DIR = directory;
+    process.env.SWITCHYARD_PAYLOAD_STORE_THRESHOLD_BYTES = '1024';
+    const io = captureIo();
+    const running = main(['codec-server', '--port', String(await freePort())], io);
+    try {
+      let url: string | undefined;
+      while (url === undefined) {
+        url = /codec server at (http:\/\/\S+)/.exec(io.err())?.[1];
+        if (url === undefined) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const large = payloadToJson(defaultPayloadConverter.toPayload('x'.repeat(8 * 1024)));
+      const encoded = await post(`${url}/encode`, { payloads: [large] });
+      expect(encoded.status).toBe(200);
+      const stored = readdirSync(directory, { recursive: true }).filter((name) =>
+        String(name).includes('sha256'),
+      );
+      expect(stored).toEqual([]);
+      // Encrypted inline, not a reference: it decodes back to what was sent.
+      const decoded = await post(`${url}/decode`, await encoded.json());
+      const [payload] = ((await decoded.json()) as { payloads: JsonPayload[] }).payloads;
+      expect(defaultPayloadConverter.fromPayload(payloadFromJson(payload!))).toBe('x'.repeat(8 * 1024));
+
+      // Over the payload limit: refused, saying the store is not used, and still nothing written.
+      const huge = payloadToJson(defaultPayloadConverter.toPayload('y'.repeat(2 * 1024 * 1024 + 1)));
+      const refused = await post(`${url}/encode`, { payloads: [huge] });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toContain(
+        'never writes to the payload store',
+      );
+      expect(
+        readdirSync(directory, { recursive: true }).filter((name) => String(name).includes('sha256')),
+      ).toEqual([]);
+    } finally {
+      process.emit('SIGINT');
+      await running;
+    }
   });
 
   test('--help documents the flags, the key variables and how to point the UI at it', async () => {
