@@ -1,6 +1,13 @@
-// A sample agent written as your own workflow: a loop of routed model calls and a tool activity. Workflow code.
+// A sample agent written as your own workflow: a tool loop of routed model calls and tool activities. Workflow code.
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import { routedCall, type Message, type Tool } from 'switchyard/workflow';
+import {
+  assistantMessageOf,
+  routedCall,
+  type Message,
+  type Tool,
+  type ToolCall,
+  type ToolMessage,
+} from 'switchyard/workflow';
 import type { AgentActivities, OrderLookup } from './activities';
 
 // The tool runs on the agent's own worker; a failed lookup is retried like any activity.
@@ -42,6 +49,8 @@ export interface SupportAgentResult {
   readonly callWorkflowIds: readonly string[];
 }
 
+type ToolResult = ToolMessage['content'][number];
+
 /** The tool's arguments as the model wrote them (JSON text), or undefined when they are not an order lookup. */
 function parseArguments(text: string): OrderLookup | undefined {
   try {
@@ -50,6 +59,18 @@ function parseArguments(text: string): OrderLookup | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Runs one tool call as an activity; a call the agent cannot run goes back to the model as an error result. */
+async function runTool(call: ToolCall): Promise<ToolResult> {
+  const lookup = call.name === LOOK_UP_ORDER.name ? parseArguments(call.arguments) : undefined;
+  // A model's mistake goes back to the model; a throw here would fail the workflow task instead.
+  if (lookup === undefined) {
+    const content = `cannot run ${call.name} with ${call.arguments}`;
+    return { type: 'tool_result', callId: call.id, name: call.name, content, isError: true };
+  }
+  const output = await lookUpOrder(lookup);
+  return { type: 'tool_result', callId: call.id, name: call.name, content: JSON.stringify(output) };
 }
 
 export async function supportAgentWorkflow(input: SupportAgentInput): Promise<SupportAgentResult> {
@@ -83,19 +104,11 @@ export async function supportAgentWorkflow(input: SupportAgentInput): Promise<Su
     if (answer.toolCalls.length === 0) {
       return { answer: answer.text, turns: turn, toolCalls, costUsd, callWorkflowIds };
     }
-    messages.push({
-      role: 'assistant',
-      content: answer.text || `Calling ${answer.toolCalls.map((call) => call.name).join(', ')}.`,
-    });
-    for (const call of answer.toolCalls) {
-      toolCalls += 1;
-      const lookup = call.name === LOOK_UP_ORDER.name ? parseArguments(call.arguments) : undefined;
-      // A model's mistake goes back to the model; a throw here would fail the workflow task instead.
-      const output = lookup
-        ? await lookUpOrder(lookup)
-        : { error: `cannot run ${call.name}(${call.arguments})` };
-      messages.push({ role: 'user', content: `${call.name} returned ${JSON.stringify(output)}` });
-    }
+    // The answer goes back as it came (text, tool calls, and any reasoning, which only its own provider kind is
+    // sent), then one tool message holding a result for every call, matched by the call's id.
+    messages.push(assistantMessageOf(answer));
+    toolCalls += answer.toolCalls.length;
+    messages.push({ role: 'tool', content: await Promise.all(answer.toolCalls.map(runTool)) });
   }
   throw ApplicationFailure.create({
     type: 'AgentGaveUp',

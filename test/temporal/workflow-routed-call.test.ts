@@ -127,12 +127,31 @@ test('the sample agent: a model call, its tool, a second call; each call a child
 
     expect(result).toMatchObject({ answer: FINAL_ANSWER, turns: 2, toolCalls: 1 });
     expect(result.callWorkflowIds).toEqual([`${agent.workflowId}-turn-1`, `${agent.workflowId}-turn-2`]);
-    // What the provider received: the tool offered, then its output fed back in the second request.
+    // What the provider received: the tool defined in both requests; in the second, the model's own tool call
+    // sent back as an assistant turn, then the activity's output as that call's tool result.
     const requests = harness.fake.requestsFor('gpt-primary');
     expect(requests).toHaveLength(2);
-    const second = JSON.stringify(requests[1]!.body);
-    expect(second).toContain('look_up_order');
-    expect(second).toContain('"status\\":\\"shipped\\"');
+    type WireMessage = {
+      role: string;
+      content?: unknown;
+      tool_call_id?: string;
+      tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    };
+    const bodies = requests.map(
+      (logged) => logged.body as { tools?: { function: { name: string } }[]; messages: WireMessage[] },
+    );
+    for (const body of bodies)
+      expect(body.tools?.map((tool) => tool.function.name)).toEqual(['look_up_order']);
+    const [, userTurn, assistantTurn, toolTurn, ...rest] = bodies[1]!.messages;
+    expect(userTurn).toMatchObject({ role: 'user', content: QUESTION });
+    expect(assistantTurn?.role).toBe('assistant');
+    expect(assistantTurn?.tool_calls).toHaveLength(1);
+    const call = assistantTurn!.tool_calls![0]!;
+    expect(call.function.name).toBe('look_up_order');
+    expect(JSON.parse(call.function.arguments)).toEqual({ orderId: 'A-1001' });
+    expect(toolTurn).toMatchObject({ role: 'tool', tool_call_id: call.id });
+    expect(JSON.parse(toolTurn!.content as string)).toEqual({ orderId: 'A-1001', ...ORDERS['A-1001'] });
+    expect(rest).toEqual([]);
 
     // Each call is a routed call like any other: the parent is the agent, the UI fields are set from the start.
     for (const callId of result.callWorkflowIds) {
