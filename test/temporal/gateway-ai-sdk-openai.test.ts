@@ -51,11 +51,17 @@ interface SentMessage {
 
 test('generateText and streamText: one tool over several steps, each step a routed call', async () => {
   const thinks = 'I should look up Paris.';
-  const steps: FakeScenario[] = [
-    { kind: 'answer', reasoning: thinks, toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] },
-    { kind: 'answer', text: 'Sunny in Paris.', usage: { inputTokens: 40, outputTokens: 4 } },
-  ];
-  harness.fake.script('gpt-primary', [...steps, { ...steps[0]!, chunkDelayMs: 5 }, steps[1]!]);
+  const callsTool = {
+    kind: 'answer',
+    reasoning: thinks,
+    toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+  } satisfies FakeScenario;
+  const answers: FakeScenario = {
+    kind: 'answer',
+    text: 'Sunny in Paris.',
+    usage: { inputTokens: 40, outputTokens: 4 },
+  };
+  harness.fake.script('gpt-primary', [callsTool, answers, { ...callsTool, chunkDelayMs: 5 }, answers]);
   const seen = await harness.withGateway(({ gateway, key }) => runClient(gateway.url, key));
 
   for (const run of [seen.generate, seen.stream]) {
