@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PayloadCodecChain } from '../src/codec/codec-chain';
 import { readCodecKeyring } from '../src/codec/codec-key';
-import { dataConverterFromEnvironment } from '../src/codec/data-converter';
-import { PAYLOAD_STORE_VARIABLES } from '../src/codec/payload-store-settings';
+import { CodecServerCodec } from '../src/codec/codec-server-codec';
+import { payloadLimitFromEnvironment } from '../src/codec/payload-limits';
+import { PAYLOAD_STORE_VARIABLES, payloadStoreFromEnvironment } from '../src/codec/payload-store-settings';
 import { startCodecServer, type CodecServer } from '../src/codec/codec-server';
 import type { Config } from '../src/config/config';
 import { configPath, loadConfig, parseConfig } from '../src/config/load-config';
@@ -55,6 +55,13 @@ function port(name: string, value: string | undefined, fallback: number): number
   if (!Number.isInteger(number) || number < 1 || number > 65_535)
     throw new Error(`--${name} must be a port number`);
   return number;
+}
+
+/** The worker's codec settings from the environment, for the codec server. */
+function codecServerSettings(keyring: ReturnType<typeof readCodecKeyring>) {
+  const limitBytes = payloadLimitFromEnvironment();
+  const payloadStore = payloadStoreFromEnvironment(limitBytes);
+  return { limitBytes, ...(keyring ? { keyring } : {}), ...(payloadStore ? { payloadStore } : {}) };
 }
 
 /** Fails early, naming the flag, when a port the stack needs is taken (often: a stack already running). */
@@ -156,7 +163,8 @@ async function main(): Promise<void> {
       await ensureFree(codecPort, '--codec-port');
       const uiOrigins = [`http://127.0.0.1:${ports.uiPort}`, `http://localhost:${ports.uiPort}`];
       codecServer = await startCodecServer({
-        codec: new PayloadCodecChain(dataConverterFromEnvironment().payloadCodecs ?? []),
+        // Decodes like the worker; encodes without writing into the shared payload store.
+        codec: new CodecServerCodec(codecServerSettings(keyring)),
         port: codecPort,
         allowedOrigins: uiOrigins,
       });
