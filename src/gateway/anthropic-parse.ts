@@ -119,11 +119,20 @@ function convertTools(tools: readonly unknown[]): Tool[] {
   });
 }
 
-function convertToolChoice(choice: z.infer<typeof ToolChoiceSchema> | undefined): {
-  toolChoice?: ToolChoice;
-  parallelToolCalls?: false;
-} {
+function convertToolChoice(
+  choice: z.infer<typeof ToolChoiceSchema> | undefined,
+  tools: readonly Tool[],
+): { toolChoice?: ToolChoice; parallelToolCalls?: false } {
   if (choice === undefined) return {};
+  if ((choice.type === 'any' || choice.type === 'tool') && tools.length === 0) {
+    throw invalidField(
+      'tool_choice',
+      `"${choice.type}" forces a tool call, but the request defines no tools`,
+    );
+  }
+  if (choice.type === 'tool' && !tools.some((tool) => tool.name === choice.name)) {
+    throw invalidField('tool_choice.name', `no tool named "${choice.name}" is defined`);
+  }
   const parallel = choice.type !== 'none' && choice.disable_parallel_tool_use === true;
   const toolChoice: ToolChoice =
     choice.type === 'tool'
@@ -153,21 +162,29 @@ export function parseAnthropicRequest(raw: unknown): SurfaceRequest {
   ) {
     throw invalidField('thinking.budget_tokens', 'the thinking budget must be less than max_tokens');
   }
+  const thinking = body.thinking?.type === 'enabled';
+  // With thinking on Anthropic takes temperature 1 only, which is what it uses anyway: clients such as Claude
+  // Code send it, and passing it on would turn away the targets that refuse sampling options with reasoning.
+  if (thinking && body.temperature !== undefined && body.temperature !== 1) {
+    throw invalidField('temperature', 'with thinking enabled, temperature may only be 1');
+  }
+  const temperature = thinking ? undefined : body.temperature;
   const system = convertSystem(body.system);
+  const tools = convertTools(body.tools ?? []);
   const jsonSchema = body.output_config?.format?.schema;
   const request: GenerationRequestInput = {
     messages: convertMessages(body.messages),
     ...(system !== undefined ? { system } : {}),
     ...(body.max_tokens !== undefined ? { maxOutputTokens: body.max_tokens } : {}),
-    ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
     ...(body.top_p !== undefined ? { topP: body.top_p } : {}),
     ...(body.top_k !== undefined ? { topK: body.top_k } : {}),
     ...(body.stop_sequences !== undefined && body.stop_sequences.length > 0
       ? { stopSequences: body.stop_sequences }
       : {}),
     ...(jsonSchema ? { jsonSchema } : {}),
-    ...(body.tools !== undefined && body.tools.length > 0 ? { tools: convertTools(body.tools) } : {}),
-    ...convertToolChoice(body.tool_choice),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...convertToolChoice(body.tool_choice, tools),
     ...(body.thinking?.type === 'enabled'
       ? { reasoning: { budgetTokens: body.thinking.budget_tokens } }
       : {}),

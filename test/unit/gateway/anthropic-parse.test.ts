@@ -206,7 +206,10 @@ test('options: sampling, stop sequences, tool choice, thinking, structured outpu
     toolChoice: 'required',
     parallelToolCalls: false,
   });
-  expect(neutral({ ...base, tool_choice: { type: 'tool', name: 'lookup' } }).toolChoice).toEqual({
+  const lookup = [{ name: 'lookup', input_schema: { type: 'object' } }];
+  expect(
+    neutral({ ...base, tools: lookup, tool_choice: { type: 'tool', name: 'lookup' } }).toolChoice,
+  ).toEqual({
     type: 'tool',
     name: 'lookup',
   });
@@ -214,6 +217,10 @@ test('options: sampling, stop sequences, tool choice, thinking, structured outpu
   const auto = neutral({ ...base, tool_choice: { type: 'auto' } });
   expect(auto.toolChoice).toBe('auto');
   expect(auto.parallelToolCalls).toBeUndefined();
+  // With thinking on, temperature 1 is Anthropic's only value and its default: nothing to pass on.
+  const thinking = neutral({ ...base, temperature: 1, thinking: { type: 'enabled', budget_tokens: 1024 } });
+  expect(thinking.temperature).toBeUndefined();
+  expect(thinking.reasoning).toEqual({ budgetTokens: 1024 });
   expect(Object.keys(ANTHROPIC_IGNORED_FIELDS).sort()).toEqual(['metadata', 'service_tier']);
   expect(parseAnthropicRequest({ ...base, stream: true })).toMatchObject({
     stream: true,
@@ -246,6 +253,7 @@ test.each([
     { ...user('x'), max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 2000 } },
     'thinking.budget_tokens',
   ],
+  [{ ...user('x'), temperature: 0.5, thinking: { type: 'enabled', budget_tokens: 1024 } }, 'temperature'],
   // Tools.
   [{ ...user('x'), tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools.0.type'],
   [{ ...user('x'), tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'tools.0.type'],
@@ -253,6 +261,11 @@ test.each([
   [{ ...user('x'), tools: [{ name: 'a', input_schema: {}, defer_loading: true }] }, 'tools.0.defer_loading'],
   [{ ...user('x'), tool_choice: { type: 'sometimes' } }, 'tool_choice.type'],
   [{ ...user('x'), tool_choice: { type: 'tool' } }, 'tool_choice.name'],
+  [{ ...user('x'), tool_choice: { type: 'any' } }, 'tool_choice'],
+  [
+    { ...user('x'), tools: [{ name: 'a', input_schema: {} }], tool_choice: { type: 'tool', name: 'b' } },
+    'tool_choice.name',
+  ],
   // User content.
   [user([]), 'messages.0.content'],
   [user(''), 'messages.0.content'],
