@@ -4,6 +4,13 @@ import { mkdir, open, readFile, rename, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path';
 import { contentKey, digestOfKey, PayloadStoreError, type PayloadStore } from './payload-store';
 
+/**
+ * Folders and files the store creates are its owner's alone: without a codec key they hold plaintext prompts and
+ * answers. A umask can only take bits away, so these hold even under a permissive one (`umask 000`).
+ */
+export const PAYLOAD_STORE_DIRECTORY_MODE = 0o700;
+export const PAYLOAD_STORE_FILE_MODE = 0o600;
+
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -44,8 +51,8 @@ export class FilesystemPayloadStore implements PayloadStore {
     }
     const temporary = `${file}.${randomUUID()}.partial`;
     try {
-      await mkdir(path.dirname(file), { recursive: true });
-      const handle = await open(temporary, 'wx');
+      await mkdir(path.dirname(file), { recursive: true, mode: PAYLOAD_STORE_DIRECTORY_MODE });
+      const handle = await open(temporary, 'wx', PAYLOAD_STORE_FILE_MODE);
       try {
         await handle.writeFile(bytes);
         // On disk before the rename: a reference in history must never point at a file lost to a crash.

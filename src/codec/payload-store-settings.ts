@@ -2,7 +2,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { CodecSettingsError } from './codec-settings-error';
-import { FilesystemPayloadStore } from './filesystem-payload-store';
+import { FilesystemPayloadStore, PAYLOAD_STORE_DIRECTORY_MODE } from './filesystem-payload-store';
 import type { PayloadStore } from './payload-store';
 
 /** Environment variables the payload store reads. */
@@ -66,7 +66,9 @@ export function payloadStoreFromEnvironment(
     throw new CodecSettingsError(variable, `must be an absolute path, got "${directory}"`);
   const thresholdBytes = readThreshold(environment[PAYLOAD_STORE_VARIABLES.thresholdBytes], limitBytes);
   try {
-    mkdirSync(directory, { recursive: true });
+    // A directory the operator made keeps its mode (it may be shared by a group on purpose); one made here is
+    // the owner's alone, like the store's own folders.
+    mkdirSync(directory, { recursive: true, mode: PAYLOAD_STORE_DIRECTORY_MODE });
     accessSync(directory, constants.R_OK | constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);

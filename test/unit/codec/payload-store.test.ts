@@ -95,6 +95,23 @@ describe('the filesystem store', () => {
     expect(storedFiles().filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 
+  test("folders and files it creates are its owner's alone (0700, 0600), even under umask 000", async () => {
+    const previous = process.umask(0o000);
+    try {
+      const root = path.join(directory, 'made-by-the-settings');
+      const settings = payloadStoreFromEnvironment(TEMPORAL_LIMITS.blobSizeErrorBytes, {
+        SWITCHYARD_PAYLOAD_STORE_DIR: root,
+      });
+      expect(statSync(root).mode & 0o777).toBe(0o700);
+      const store = settings!.store as FilesystemPayloadStore;
+      const key = await store.put(randomBytes(2_000));
+      expect(statSync(path.dirname(store.pathOf(key))).mode & 0o777).toBe(0o700);
+      expect(statSync(store.pathOf(key)).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   test('a key that is not a content address never becomes a path', async () => {
     const store = new FilesystemPayloadStore(directory);
     for (const key of ['../../etc/passwd', 'sha256-../../x', `sha256-${'A'.repeat(64)}`, ''])
