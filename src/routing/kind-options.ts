@@ -25,10 +25,11 @@ function anthropicMismatch(request: GenerationRequest): OptionMismatch | undefin
   }
   const reasoning = request.reasoning;
   if (reasoning === undefined) return undefined;
-  if (request.temperature !== undefined) {
+  // 1 is Anthropic's default, and the one value it takes with thinking on (coding agents send it).
+  if (request.temperature !== undefined && request.temperature !== 1) {
     return {
       field: 'temperature',
-      reason: 'Anthropic does not take a temperature with reasoning (thinking) on',
+      reason: 'Anthropic takes no temperature but 1 with reasoning (thinking) on',
     };
   }
   if (request.topK !== undefined) {

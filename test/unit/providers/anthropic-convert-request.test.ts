@@ -258,8 +258,8 @@ describe('Anthropic convertRequest: options', () => {
     ['seed', { seed: 1 }, 'seed'],
     ['a temperature above 1', { temperature: 1.5 }, 'temperature'],
     [
-      'temperature with thinking',
-      { temperature: 1, maxOutputTokens: 4096, reasoning: { effort: 'low' } },
+      'a temperature other than 1 with thinking',
+      { temperature: 0.5, maxOutputTokens: 4096, reasoning: { effort: 'low' } },
       'temperature',
     ],
     ['top_k with thinking', { topK: 5, maxOutputTokens: 4096, reasoning: { effort: 'low' } }, 'topK'],
