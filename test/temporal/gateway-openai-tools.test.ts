@@ -1,5 +1,5 @@
-// Tool loops on the gateway's OpenAI surface with the official `openai` Python client, JSON and streamed: two
-// parallel calls whose arguments arrive whole, their results reach the provider, reasoning_content comes back.
+// Tool loops on the gateway's OpenAI surface with the official `openai` clients (Python JSON and streamed, Node's
+// stream helper): two calls per turn whose arguments arrive whole, results reach the provider, reasoning comes back.
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -17,8 +17,9 @@ if (!hasPython3) {
 
 let harness: GatewayHarness;
 beforeAll(async () => {
-  if (hasPython3) harness = await startGatewayHarness();
+  harness = await startGatewayHarness();
 });
+beforeEach(() => harness.fake.reset());
 afterAll(async () => harness?.close());
 
 const thinks = 'The user asks about two cities: I will look both up.';
@@ -111,3 +112,58 @@ function sent(index: number): SentMessage[] {
     expect(harness.fake.requestsFor('gpt-primary')).toHaveLength(4);
   },
 );
+
+test("the Node openai SDK's stream helper: two tool calls accumulate to a whole final completion, usage with reasoning", async () => {
+  harness.fake.script('gpt-primary', [{ ...callsTools, chunkDelayMs: 5 }, answers]);
+  await harness.withGateway(async ({ openai }) => {
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'get_weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
+    const question = { role: 'user' as const, content: 'What is the weather in Paris and in Lyon?' };
+    const stream = openai.chat.completions.stream({
+      model: 'support',
+      messages: [question],
+      tools,
+      stream_options: { include_usage: true },
+    });
+    const first = await stream.finalChatCompletion();
+    const message = first.choices[0]!.message;
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    // (The helper keeps only the last piece of fields OpenAI does not define, reasoning_content among them:
+    // the Python loop above checks the joined pieces.)
+    const calls = (message.tool_calls ?? []).map((call) =>
+      call.type === 'function' ? call.function : undefined,
+    );
+    expect(calls).toEqual([
+      { name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { name: 'get_weather', arguments: '{"city":"Lyon"}' },
+    ]);
+    expect(first.usage).toMatchObject({
+      completion_tokens: 15,
+      completion_tokens_details: { reasoning_tokens: 9 },
+    });
+
+    const second = await openai.chat.completions.create({
+      model: 'support',
+      tools,
+      messages: [
+        question,
+        { role: 'assistant', content: null, tool_calls: message.tool_calls },
+        ...message.tool_calls!.map((call, index) => ({
+          role: 'tool' as const,
+          tool_call_id: call.id,
+          content: index === 0 ? 'sunny' : 'rainy',
+        })),
+      ],
+    });
+    expect(second.choices[0]!.message.content).toBe('Paris is sunny; Lyon is rainy.');
+    const sentResults = sent(1).filter((sentMessage) => sentMessage.role === 'tool');
+    expect(sentResults.map((result) => result.content)).toEqual(['sunny', 'rainy']);
+  });
+});
