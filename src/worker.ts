@@ -9,6 +9,7 @@ import { dataConverterFromEnvironment, resolveDataConverter } from './codec/data
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
 import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
+import { relayOriginsFromEnvironment } from './activities/relay-origins';
 import { bundleSwitchyardWorkflows } from './workflow-bundle';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 
@@ -33,6 +34,11 @@ export interface SwitchyardWorkerOptions {
    * @default from SWITCHYARD_CODEC_KEY: AES-256-GCM payload encryption when it is set, else the SDK's default
    */
   readonly dataConverter?: DataConverter;
+  /**
+   * Gateway origins (`http(s)://host[:port]`) streamed attempts may push their output to.
+   * @default `SWITCHYARD_RELAY_ORIGINS` (comma-separated), else any origin
+   */
+  readonly relayOrigins?: readonly string[];
 }
 
 /**
@@ -67,6 +73,8 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const taskQueue = options.taskQueue ?? taskQueueFromEnvironment();
   const entities = entityTaskQueue(taskQueue);
   const dataConverter = resolveDataConverter(options.dataConverter);
+  // Read before anything connects, so a malformed list stops the worker at start.
+  const relayOrigins = options.relayOrigins ?? relayOriginsFromEnvironment();
   // The activities' client starts and updates entity workflows: it must encode payloads as the workers do.
   const converter = dataConverter ? { dataConverter } : {};
   const client = new Client({ connection: options.connection, namespace, ...converter });
@@ -95,6 +103,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       client,
       taskQueue: entities,
       ...(options.providers ? { providers: options.providers } : {}),
+      ...(relayOrigins ? { relayOrigins } : {}),
     }),
     ...options.workerOptions,
   });
@@ -150,6 +159,7 @@ export async function runWorker(settings: RunWorkerSettings = {}): Promise<void>
   const config = loadConfig(settings.configFile);
   // A key that cannot be used is reported before anything starts, not after connecting.
   const dataConverter = dataConverterFromEnvironment();
+  const relayOrigins = relayOriginsFromEnvironment();
   const runtime =
     settings.metrics === false
       ? { metricsUrl: undefined }
@@ -162,6 +172,7 @@ export async function runWorker(settings: RunWorkerSettings = {}): Promise<void>
       namespace,
       ...(settings.taskQueue ? { taskQueue: settings.taskQueue } : {}),
       ...(dataConverter ? { dataConverter } : {}),
+      ...(relayOrigins ? { relayOrigins } : {}),
     });
     process.stderr.write(
       `switchyard worker polling task queues "${worker.taskQueue}" and "${worker.entityTaskQueue}" in namespace "${namespace}"\n`,

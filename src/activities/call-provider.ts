@@ -6,7 +6,7 @@ import { safeIdentifier } from '../providers/provider-failure';
 import { ProviderError, type OutputDelta, type Usage } from '../providers/types';
 import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';
 import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
-import { RelayPusher } from './relay-client';
+import { RelayPusher, type RelayPolicy } from './relay-client';
 
 function attemptFailure(
   failureClass: FailureClass,
@@ -70,7 +70,7 @@ export interface ProviderCallContext {
  * its relay, its failure turned into an `ApplicationFailure` whose type is the failure class and whose details
  * are the reduced facts.
  */
-export function createProviderCall(registry: ProviderRegistry) {
+export function createProviderCall(registry: ProviderRegistry, relayPolicy: RelayPolicy = {}) {
   return async function callTarget(
     input: AttemptInput,
     { activity, heartbeat }: ProviderCallContext,
@@ -91,6 +91,7 @@ export function createProviderCall(registry: ProviderRegistry) {
             },
             onStopped: (reason) => activity.log.warn(`relay stopped: ${reason}`),
           },
+          relayPolicy,
         )
       : undefined;
     try {
@@ -167,8 +168,8 @@ export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): num
 }
 
 /** The provider-attempt activity of routed calls recorded before `attemptTarget`, and of the bench's floor. */
-export function createCallProvider(registry: ProviderRegistry) {
-  const callTarget = createProviderCall(registry);
+export function createCallProvider(registry: ProviderRegistry, relayPolicy: RelayPolicy = {}) {
+  const callTarget = createProviderCall(registry, relayPolicy);
   return async function callProvider(input: AttemptInput): Promise<AttemptSuccess> {
     const activity = Context.current();
     const heartbeat = new AttemptHeartbeat(activity);

@@ -27,10 +27,17 @@ export interface ActivityDependencies {
    * @default `SWITCHYARD_BREAKER_HINT_TTL_MS`, else 1000
    */
   readonly breakerHintTtlMs?: number;
+  /**
+   * Gateway origins (`http(s)://host[:port]`) streamed attempts push their output to; a routed call naming a
+   * relay elsewhere gets no push (its answer still reaches the workflow).
+   * @default any origin; `createSwitchyardWorker` reads `SWITCHYARD_RELAY_ORIGINS`
+   */
+  readonly relayOrigins?: readonly string[];
 }
 
 export function createActivities(dependencies: ActivityDependencies) {
   const providers = dependencies.providers ?? createProviderRegistry(dependencies.config);
+  const relayPolicy = dependencies.relayOrigins ? { allowedOrigins: dependencies.relayOrigins } : {};
   const resolveRoute = createResolveRoute(dependencies.config);
   // One batcher per worker: it keeps this worker to one in-flight update per budget scope, which carries its
   // reservations, settles and releases together.
@@ -46,14 +53,14 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     // The attempt of routed calls started since the lean hot path: reserve, call, settle, report.
     attemptTarget: createAttemptTarget({
-      callTarget: createProviderCall(providers),
+      callTarget: createProviderCall(providers, relayPolicy),
       reserveBudget,
       settleReservation: createLedgerSettler(ledgerBatcher),
       reportBreakerOutcome,
     }),
     beginCall: createBeginCall({ resolveRoute, peekAdmission }),
     // What calls recorded before the lean hot path replay with (and the bench's floor runs).
-    callProvider: createCallProvider(providers),
+    callProvider: createCallProvider(providers, relayPolicy),
     resolveRoute,
     reserveBudget,
     admitTarget,

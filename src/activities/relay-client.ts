@@ -1,6 +1,7 @@
 // Pushes a streamed attempt's output to the gateway's relay as it arrives, in order, one push at a time. Worker side.
 import { RelayReply, type RelayBatch, type RelayTarget } from '../config/relay';
 import type { OutputDelta } from '../providers/types';
+import { RELAY_ORIGINS_VARIABLE, relayOriginAllowed } from './relay-origins';
 
 /** How long one push may take before the relay counts as unreachable, in milliseconds. */
 const PUSH_TIMEOUT_MS = 5_000;
@@ -9,6 +10,14 @@ export interface RelayIdentity {
   /** The attempt's activity id: the gateway takes output from one attempt only. */
   readonly attemptId: string;
   readonly target: { readonly provider: string; readonly model: string };
+}
+
+export interface RelayPolicy {
+  /**
+   * Origins (`http(s)://host[:port]`) this worker pushes to; a relay elsewhere gets no push at all.
+   * @default any origin (see `SWITCHYARD_RELAY_ORIGINS`, read by the worker's composition root)
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 export interface RelayEvents {
@@ -38,7 +47,12 @@ export class RelayPusher {
     private readonly relay: RelayTarget,
     private readonly identity: RelayIdentity,
     private readonly events: RelayEvents = {},
-  ) {}
+    policy: RelayPolicy = {},
+  ) {
+    // Refused before anything is sent: a routed call's input may name any URL, and the answer is the payload.
+    if (!relayOriginAllowed(relay.url, policy.allowedOrigins))
+      this.stop(`relay origin ${originOf(relay.url)} is not in ${RELAY_ORIGINS_VARIABLE}`);
+  }
 
   /**
    * Whether the caller may already hold output of this call: a push of this attempt may have reached it, or
@@ -78,6 +92,8 @@ export class RelayPusher {
         headers: { authorization: `Bearer ${this.relay.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(batch),
         signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+        // The relay is the gateway's own endpoint: a redirect would carry the token and the answer elsewhere.
+        redirect: 'error',
       });
       await response.body?.cancel();
       if (response.status === RelayReply.accepted) return this.markDelivered();
@@ -91,6 +107,11 @@ export class RelayPusher {
         response.status === RelayReply.gone ? 'the request is over' : `relay answered ${response.status}`,
       );
     } catch (error) {
+      if (isRedirect(error)) {
+        // Answered with a redirect, which is not followed: nothing reached the caller.
+        this.stop('relay answered a redirect, which is never followed');
+        return;
+      }
       // A refused connection certainly delivered nothing; anything else (a timeout, a reset) may have.
       if (!isConnectionRefused(error)) this.markDelivered();
       this.stop(`relay unreachable (${errorCode(error)})`);
@@ -118,4 +139,19 @@ function errorCode(error: unknown): string {
 
 function isConnectionRefused(error: unknown): boolean {
   return errorCode(error) === 'ECONNREFUSED';
+}
+
+/** Node's fetch with `redirect: 'error'` fails with a cause saying so when the answer was a redirect. */
+function isRedirect(error: unknown): boolean {
+  const cause = (error as { cause?: { message?: unknown } } | undefined)?.cause;
+  return typeof cause?.message === 'string' && cause.message.includes('redirect');
+}
+
+/** The origin of a URL for a log line (never its path, which holds the relay id). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(not a URL)';
+  }
 }

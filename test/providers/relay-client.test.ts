@@ -1,7 +1,14 @@
 // The relay between a streamed attempt and its gateway, over real HTTP on 127.0.0.1: order, batching, the
 // gateway's answers (superseded, gone), an unreachable relay; and the hub's checks of token and batch.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RelayPusher } from '../../src/activities/relay-client';
+import {
+  relayOriginAllowed,
+  relayOriginsFromEnvironment,
+  RelayOriginsError,
+} from '../../src/activities/relay-origins';
 import type { RelayBatch } from '../../src/config/relay';
 import { RelayHub } from '../../src/gateway/relay-hub';
 import { startGatewayRelay } from '../support/relay-server';
@@ -106,4 +113,81 @@ test('the hub answers gone for an unknown id, 401 for a wrong token, 400 for a b
   expect(hub.receive(relayId, bearer, batch)).toBe(410);
   expect(hub.size).toBe(0);
   await delay(0);
+});
+
+test('a relay that redirects is not followed: the token and the pieces never reach the other address', async () => {
+  const elsewhere = await startGatewayRelay(() => 200, 0);
+  const redirecting = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(307, { location: elsewhere.url }).end());
+  });
+  await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = redirecting.address() as AddressInfo;
+    const stops: string[] = [];
+    const pusher = new RelayPusher({ url: `http://127.0.0.1:${port}/switchyard/relay/x`, token }, identity, {
+      onStopped: (reason) => stops.push(reason),
+    });
+    pusher.push({ type: 'text', text: 'secret answer' });
+    await pusher.flush();
+    expect(elsewhere.batches).toEqual([]);
+    expect(elsewhere.authorizations).toEqual([]);
+    expect(stops).toEqual(['relay answered a redirect, which is never followed']);
+    expect(pusher.callerHasOutput).toBe(false);
+  } finally {
+    redirecting.closeAllConnections();
+    await new Promise((resolve) => redirecting.close(resolve));
+    await elsewhere.close();
+  }
+});
+
+test('a relay outside the allowed origins gets no push at all; an allowed one gets them', async () => {
+  const relay = await startGatewayRelay(() => 200, 0);
+  try {
+    const stops: string[] = [];
+    const refused = new RelayPusher(
+      { url: relay.url, token },
+      identity,
+      { onStopped: (reason) => stops.push(reason) },
+      { allowedOrigins: ['https://gateway.internal:4000'] },
+    );
+    refused.push({ type: 'text', text: 'a' });
+    await refused.flush();
+    expect(relay.batches).toEqual([]);
+    expect(refused.callerHasOutput).toBe(false);
+    expect(stops).toEqual([`relay origin ${new URL(relay.url).origin} is not in SWITCHYARD_RELAY_ORIGINS`]);
+
+    const allowed = new RelayPusher(
+      { url: relay.url, token },
+      identity,
+      {},
+      {
+        allowedOrigins: [new URL(relay.url).origin],
+      },
+    );
+    allowed.push({ type: 'text', text: 'b' });
+    await allowed.flush();
+    expect(relay.batches).toHaveLength(1);
+  } finally {
+    await relay.close();
+  }
+});
+
+test('SWITCHYARD_RELAY_ORIGINS: unset allows any relay; entries must be bare origins', () => {
+  expect(relayOriginsFromEnvironment({})).toBeUndefined();
+  expect(relayOriginAllowed('http://anywhere:1/switchyard/relay/x', undefined)).toBe(true);
+  const origins = relayOriginsFromEnvironment({
+    SWITCHYARD_RELAY_ORIGINS: ' http://10.0.0.5:4000, https://gw.example.com ',
+  });
+  expect(origins).toEqual(['http://10.0.0.5:4000', 'https://gw.example.com']);
+  expect(relayOriginAllowed('http://10.0.0.5:4000/switchyard/relay/abc', origins)).toBe(true);
+  expect(relayOriginAllowed('https://gw.example.com:443/switchyard/relay/abc', origins)).toBe(true);
+  expect(relayOriginAllowed('http://10.0.0.5:4001/switchyard/relay/abc', origins)).toBe(false);
+  expect(relayOriginAllowed('http://gw.example.com/switchyard/relay/abc', origins)).toBe(false);
+  for (const bad of ['gw.example.com', 'http://gw.example.com/relay', 'ftp://gw.example.com'])
+    expect(() => relayOriginsFromEnvironment({ SWITCHYARD_RELAY_ORIGINS: bad })).toThrow(
+      new RelayOriginsError(
+        `SWITCHYARD_RELAY_ORIGINS entry "${bad}" is not an origin: write http(s)://host[:port], e.g. http://gateway.internal:4000, comma-separated`,
+      ),
+    );
 });

@@ -40,6 +40,8 @@ export const workerCommand: Command = {
       require('../../metrics/worker-runtime') as typeof import('../../metrics/worker-runtime');
     const { CodecSettingsError } =
       require('../../codec/codec-settings-error') as typeof import('../../codec/codec-settings-error');
+    const { RelayOriginsError } =
+      require('../../activities/relay-origins') as typeof import('../../activities/relay-origins');
     try {
       // The worker's runtime turns SIGINT / SIGTERM into a graceful shutdown, after which `run` resolves.
       await runWorker({
@@ -50,8 +52,12 @@ export const workerCommand: Command = {
       });
     } catch (error) {
       if (error instanceof TransportError) throw temporalUnreachable(globals, error);
-      // A bad codec key or payload store setting (CodecKeyError is one of them).
-      if (error instanceof MetricsSettingsError || error instanceof CodecSettingsError)
+      // A bad codec key, payload store or relay origins setting (CodecKeyError is one of them).
+      if (
+        error instanceof MetricsSettingsError ||
+        error instanceof CodecSettingsError ||
+        error instanceof RelayOriginsError
+      )
         throw new UsageError(error.message);
       throw error;
     }
