@@ -12,9 +12,29 @@ export function ownEntry<Value>(record: Readonly<Record<string, Value>>, key: st
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/**
+ * Checks a record's keys against `pattern`, reporting `message` at the key's own path. As the record's key schema
+ * the same check would be reported by zod as a bare "Invalid key in record".
+ */
+function keysMatch(pattern: RegExp, message: string) {
+  return (record: Record<string, unknown>, context: z.RefinementCtx) => {
+    for (const key of Object.keys(record))
+      if (!pattern.test(key)) context.addIssue({ code: 'custom', path: [key], message });
+  };
+}
+
 export const ConfigSchema = strictObject({
-  providers: z.record(z.string().regex(NAME, 'provider names are letters, digits, . _ -'), ProviderSchema),
-  routes: z.record(z.string().regex(NAME, 'route names are letters, digits, . _ -'), RouteSpecSchema),
+  // Names travel in the gateway's routing headers: ASCII only (see ModelNameSchema for models).
+  providers: z
+    .record(z.string(), ProviderSchema)
+    .superRefine(
+      keysMatch(NAME, 'provider names are letters, digits, . _ - (1-64, starting with a letter or digit)'),
+    ),
+  routes: z
+    .record(z.string(), RouteSpecSchema)
+    .superRefine(
+      keysMatch(NAME, 'route names are letters, digits, . _ - (1-64, starting with a letter or digit)'),
+    ),
   /** Route used when a call names none. */
   defaultRoute: z.string().optional(),
   /**

@@ -41,6 +41,18 @@ export const ModelSchema = strictObject({
 });
 export type ModelConfig = z.infer<typeof ModelSchema>;
 
+/**
+ * A model name: visible ASCII, no spaces, at most 200 characters. It travels where only such text is safe: the
+ * gateway's `x-switchyard-served-by` header (HTTP header values are Latin-1 at best), and a relay push, whose
+ * schema caps it at 200. A name past either would fail a paid call after the provider answered.
+ */
+export const ModelNameSchema = z
+  .string()
+  .regex(
+    /^[\x21-\x7e]{1,200}$/,
+    'model names are visible ASCII without spaces, 1-200 characters (they travel in HTTP headers)',
+  );
+
 export const ProviderSchema = strictObject({
   /** Wire format: `openai` (Chat Completions), `anthropic` (Messages) or any `openai-compatible` server. */
   kind: z.enum(['openai', 'anthropic', 'openai-compatible']),
@@ -53,6 +65,13 @@ export const ProviderSchema = strictObject({
    */
   baseURL: z.url({ protocol: /^https?$/i, error: 'baseURL must be an http:// or https:// URL' }).optional(),
   /** Models this provider serves, with their prices. */
-  models: z.record(z.string().min(1), ModelSchema),
+  models: z.record(z.string().min(1), ModelSchema).superRefine((models, context) => {
+    // Checked here rather than as the record's key schema, whose failure zod reports as a bare "Invalid key".
+    for (const name of Object.keys(models)) {
+      const parsed = ModelNameSchema.safeParse(name);
+      if (!parsed.success)
+        context.addIssue({ code: 'custom', path: [name], message: parsed.error.issues[0]!.message });
+    }
+  }),
 });
 export type ProviderConfig = z.infer<typeof ProviderSchema>;

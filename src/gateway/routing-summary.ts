@@ -36,11 +36,29 @@ export const ROUTING_HEADERS = {
   errorType: 'x-switchyard-error-type',
 } as const;
 
+/** Anything but visible ASCII and space, and `%` itself (so the encoding can be undone). */
+const NOT_HEADER_SAFE = /[^\x20-\x24\x26-\x7e]/gu;
+
+/**
+ * `value` as a header can carry it: `%` and every character outside visible ASCII and space are
+ * percent-encoded as UTF-8 (`decodeURIComponent` restores the text). Node refuses a header value outside Latin-1
+ * with a thrown error, which would turn a paid, answered call into a 500 or hang a stream whose headers had
+ * not gone out; names from the config are ASCII, but a record in history may predate that rule.
+ */
+export function headerValue(value: string): string {
+  // Buffer's UTF-8 encoder writes a lone surrogate as U+FFFD, where encodeURIComponent would throw.
+  return value.replace(NOT_HEADER_SAFE, (character) =>
+    [...Buffer.from(character, 'utf8')]
+      .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join(''),
+  );
+}
+
 export function routingHeaders(summary: RoutingSummary): Record<string, string> {
   return {
-    [ROUTING_HEADERS.workflowId]: summary.workflowId,
-    ...(summary.route !== undefined ? { [ROUTING_HEADERS.route]: summary.route } : {}),
-    ...(summary.servedBy !== undefined ? { [ROUTING_HEADERS.servedBy]: summary.servedBy } : {}),
+    [ROUTING_HEADERS.workflowId]: headerValue(summary.workflowId),
+    ...(summary.route !== undefined ? { [ROUTING_HEADERS.route]: headerValue(summary.route) } : {}),
+    ...(summary.servedBy !== undefined ? { [ROUTING_HEADERS.servedBy]: headerValue(summary.servedBy) } : {}),
     ...(summary.fallbacks !== undefined ? { [ROUTING_HEADERS.fallbacks]: String(summary.fallbacks) } : {}),
     ...(summary.costUsd !== undefined ? { [ROUTING_HEADERS.costUsd]: summary.costUsd.toFixed(9) } : {}),
   };

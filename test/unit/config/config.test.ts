@@ -60,6 +60,30 @@ test('targets must name configured providers and models', () => {
   expect(error.message).toContain('no route named "sales"');
 });
 
+test.each(['modèle-日本', 'gpt 4o', 'tab\tname', 'x'.repeat(201)])(
+  'a model name a header cannot carry (%j) is refused at load, naming the field',
+  (name) => {
+    const broken = structuredClone(example);
+    broken.providers.openai.models[name] = { inputUsdPerMillion: 1, outputUsdPerMillion: 1 };
+    const error = configError(broken);
+    expect(error.issues.map((issue) => issue.path.join('.'))).toEqual([`providers.openai.models.${name}`]);
+    expect(error.message).toContain('model names are visible ASCII without spaces, 1-200 characters');
+  },
+);
+
+test('model names as providers spell them (slashes, colons, @, dots) are accepted', () => {
+  const config = structuredClone(example);
+  for (const name of ['meta-llama/Llama-3.1-8B-Instruct:free', 'claude-3-5-sonnet@20240620', 'gpt-4.1'])
+    config.providers.openai.models[name] = { inputUsdPerMillion: 1, outputUsdPerMillion: 1 };
+  expect(() => parseConfig(config)).not.toThrow();
+});
+
+test('provider names a header cannot carry are refused, naming the field', () => {
+  const broken = structuredClone(example);
+  broken.providers['fournisseur-é'] = broken.providers.openai;
+  expect(configError(broken).message).toContain('provider names are letters, digits, . _ -');
+});
+
 test('failoverOn may list only classes that can fail over', () => {
   const broken = structuredClone(example);
   broken.routes.support.failoverOn = ['rate_limited', 'refused'];
