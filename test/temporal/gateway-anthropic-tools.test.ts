@@ -1,21 +1,20 @@
 // Tool loops on the gateway's Anthropic surface: the official `anthropic` Python client (JSON and streamed, with
 // extended thinking sent back signed, and a failover between two Anthropic targets in the middle of a loop), and
 // a recorded request of the shape coding agents send.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PYTHON_ANTHROPIC_VERSION, venvPython } from '../../scripts/python-clients';
+import { PYTHON_ANTHROPIC_VERSION } from '../../scripts/python-clients';
 import type { FakeScenario } from '../../src/fake-provider/scenario';
 import { signThinking } from '../../src/fake-provider/thinking-signature';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { pythonClients, pythonTest } from '../support/python-clients';
 
 const root = path.join(__dirname, '../..');
-const python = venvPython(root);
-const hasPython3 = spawnSync(process.env.PYTHON ?? 'python3', ['--version']).status === 0;
-if (!hasPython3) {
-  process.stdout.write('[gateway] python3 not found: the anthropic Python client test is skipped\n');
-}
+const clients = pythonClients();
+/** The virtual environment's python; its tests are skipped, with the reason printed, where there is none. */
+const python = 'python' in clients ? clients.python : '';
 
 /** Two Anthropic targets: the first fails over to the second at once. */
 const PAIR_ROUTE = 'claude-pair';
@@ -68,10 +67,9 @@ function messagesSent(model: string, index: number): { role: string; content: un
     .messages;
 }
 
-(hasPython3 ? test : test.skip)(
+pythonTest('gateway')(
   'the anthropic Python client: tool loops JSON and streamed, thinking sent back signed, failover mid-loop',
   async () => {
-    if (!existsSync(python)) throw new Error(`${python} is missing: run "npm run python:install" first`);
     // In the order the script calls: json loop, stream loop, thinking loop (route `reverse`), then the pair.
     harness.fake.script('claude-secondary', [
       callsTool,

@@ -1,19 +1,17 @@
 // Tool loops on the gateway's OpenAI surface with the official `openai` clients (Python JSON and streamed, Node's
 // stream helper): two calls per turn whose arguments arrive whole, results reach the provider, reasoning comes back.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PYTHON_OPENAI_VERSION, venvPython } from '../../scripts/python-clients';
+import { PYTHON_OPENAI_VERSION } from '../../scripts/python-clients';
 import type { FakeScenario } from '../../src/fake-provider/scenario';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { pythonClients, pythonTest } from '../support/python-clients';
 
 const root = path.join(__dirname, '../..');
-const python = venvPython(root);
-const hasPython3 = spawnSync(process.env.PYTHON ?? 'python3', ['--version']).status === 0;
-if (!hasPython3) {
-  process.stdout.write('[gateway] python3 not found: the openai Python tool loop test is skipped\n');
-}
+const clients = pythonClients();
+/** The virtual environment's python; its tests are skipped, with the reason printed, where there is none. */
+const python = 'python' in clients ? clients.python : '';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -57,10 +55,9 @@ function sent(index: number): SentMessage[] {
   return (harness.fake.requestsFor('gpt-primary')[index]!.body as { messages: SentMessage[] }).messages;
 }
 
-(hasPython3 ? test : test.skip)(
+pythonTest('gateway')(
   'the openai Python client: a tool loop JSON and streamed, tool results reach the provider, reasoning comes back',
   async () => {
-    if (!existsSync(python)) throw new Error(`${python} is missing: run "npm run python:install" first`);
     harness.fake.script('gpt-primary', [callsTools, answers, { ...callsTools, chunkDelayMs: 5 }, answers]);
     const seen = await harness.withGateway(async ({ gateway, key }) => {
       const run = await promisify(execFile)(

@@ -1,28 +1,22 @@
 // Agent frameworks on the gateway's OpenAI surface: the OpenAI Agents SDK (OpenAIChatCompletionsModel, run_sync
 // and streamed) and LangChain's ChatOpenAI with bind_tools (invoke and stream), each running one function tool.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  PYTHON_LANGCHAIN_OPENAI_VERSION,
-  PYTHON_OPENAI_AGENTS_VERSION,
-  venvPython,
-} from '../../scripts/python-clients';
+import { PYTHON_LANGCHAIN_OPENAI_VERSION, PYTHON_OPENAI_AGENTS_VERSION } from '../../scripts/python-clients';
 import type { FakeScenario } from '../../src/fake-provider/scenario';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { pythonClients, pythonTest } from '../support/python-clients';
 
 const root = path.join(__dirname, '../..');
-const python = venvPython(root);
-const hasPython3 = spawnSync(process.env.PYTHON ?? 'python3', ['--version']).status === 0;
-if (!hasPython3) {
-  process.stdout.write('[gateway] python3 not found: the Python agent framework tests are skipped\n');
-}
-const pythonTest = hasPython3 ? test : test.skip;
+const clients = pythonClients();
+/** The virtual environment's python; its tests are skipped, with the reason printed, where there is none. */
+const python = 'python' in clients ? clients.python : '';
+const pythonOnly = pythonTest('gateway');
 
 let harness: GatewayHarness;
 beforeAll(async () => {
-  if (hasPython3) harness = await startGatewayHarness();
+  if ('python' in clients) harness = await startGatewayHarness();
 });
 afterAll(async () => harness?.close());
 beforeEach(() => harness?.fake.reset());
@@ -36,7 +30,6 @@ const TOOL_OUTPUT = '18 degrees and sunny in Paris';
 
 /** Runs a script from test/support against a gateway; a missing package fails with what to run. */
 async function runScript(script: string, gatewayUrl: string, key: string): Promise<Record<string, unknown>> {
-  if (!existsSync(python)) throw new Error(`${python} is missing: run "npm run python:install" first`);
   const run = await promisify(execFile)(python, [path.join(root, 'test/support', script)], {
     env: { ...process.env, GATEWAY_BASE_URL: `${gatewayUrl}/v1`, GATEWAY_KEY: key },
   }).catch((error: { code?: number; stderr?: string }) => {
@@ -83,7 +76,7 @@ function expectToolResultsSent(): void {
   }
 }
 
-pythonTest('the OpenAI Agents SDK: an agent with one function tool, run_sync and streamed', async () => {
+pythonOnly('the OpenAI Agents SDK: an agent with one function tool, run_sync and streamed', async () => {
   harness.fake.script('gpt-primary', [callsTool, answers, { ...callsTool, chunkDelayMs: 5 }, answers]);
   const seen = await harness.withGateway(({ gateway, key }) =>
     runScript('gateway_openai_agents.py', gateway.url, key),
@@ -108,7 +101,7 @@ pythonTest('the OpenAI Agents SDK: an agent with one function tool, run_sync and
   expectStreamedSecondLoop();
 });
 
-pythonTest('LangChain ChatOpenAI with bind_tools: a manual tool loop, invoke and stream', async () => {
+pythonOnly('LangChain ChatOpenAI with bind_tools: a manual tool loop, invoke and stream', async () => {
   harness.fake.script('gpt-primary', [callsTool, answers, { ...callsTool, chunkDelayMs: 5 }, answers]);
   const seen = await harness.withGateway(({ gateway, key }) =>
     runScript('gateway_langchain.py', gateway.url, key),
