@@ -6,6 +6,8 @@ export interface FlagSpec {
   readonly type: 'string' | 'boolean';
   /** One-letter alias, e.g. `h` for `-h`. @default none */
   readonly short?: string;
+  /** A `string` flag that may be given more than once (`--image a.png --image b.png`), values in order. @default false */
+  readonly multiple?: boolean;
   /** Placeholder for the value in --help, e.g. `<path>`. @default `<value>` */
   readonly valueName?: string;
   /** One line for --help; say the unit and the default. */
@@ -22,7 +24,11 @@ export const HELP_FLAG = {
 export function parseArgsOptions(flags: FlagTable): NonNullable<ParseArgsConfig['options']> {
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const [name, spec] of Object.entries(flags)) {
-    options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+    options[name] = {
+      type: spec.type,
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+    };
   }
   return options;
 }

@@ -4,7 +4,7 @@ import { UsageError } from './cli-errors';
 import { parseArgsOptions, type FlagTable } from './flags';
 
 export interface ParsedArguments {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
   readonly positionals: readonly string[];
 }
 
@@ -90,19 +90,26 @@ export function parseCommandArguments(
     throw new UsageError(describeParseError(error, argv, flags));
   }
   // parseArgs keeps the last of repeated flags silently; a repeated `--route` is more likely a mistake.
+  // Only a flag declared `multiple` (`--image`) may repeat, and parseArgs then gives its values as an array.
   const seen = new Set<string>();
   for (const token of parsed.tokens) {
-    if (token.kind !== 'option') continue;
+    if (token.kind !== 'option' || flags[token.name]?.multiple) continue;
     if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
     seen.add(token.name);
   }
-  // No flag is declared `multiple`, so parseArgs never produces arrays here.
   return { values: parsed.values as ParsedArguments['values'], positionals: parsed.positionals };
 }
 
 export function stringFlag(parsed: ParsedArguments, name: string): string | undefined {
   const value = parsed.values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Every value of a `multiple` flag, in the order given (none when absent). */
+export function stringListFlag(parsed: ParsedArguments, name: string): readonly string[] {
+  const value = parsed.values[name];
+  if (Array.isArray(value)) return value as readonly string[];
+  return typeof value === 'string' ? [value] : [];
 }
 
 export function booleanFlag(parsed: ParsedArguments, name: string): boolean {

@@ -1,10 +1,11 @@
 // The flags that describe a routed call, shared by `call` and `plan`, and their mapping to the call input. Node side.
-import type { RoutedCallInputValue } from '../config/routed-call-input';
+import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-call-input';
 import type { RouteSpecInput } from '../config/route';
 import { UsageError } from './cli-errors';
 import type { FlagTable } from './flags';
 import { durationFlag, nonEmptyFlag, numberFlag, positiveIntegerFlag } from './flag-values';
-import { booleanFlag, stringFlag, type ParsedArguments } from './parse-arguments';
+import { booleanFlag, stringFlag, stringListFlag, type ParsedArguments } from './parse-arguments';
+import type { RequestContent } from './read-prompt';
 
 export const REQUEST_FLAGS = {
   file: { type: 'string', valueName: '<path>', description: 'read the prompt from this file' },
@@ -42,6 +43,31 @@ export const REQUEST_FLAGS = {
   },
 } as const satisfies FlagTable;
 
+/**
+ * What `call` and `plan` take beyond a prompt: a whole conversation, images, stop sequences. Apart from
+ * {@link REQUEST_FLAGS} because schedules share those and carry none of these.
+ */
+export const CONVERSATION_FLAGS = {
+  request: {
+    type: 'string',
+    valueName: '<path|->',
+    description:
+      'send a whole request, JSON from a file or "-" (stdin): messages with parts, system, tools, options; not with a prompt, --file, --system or --image',
+  },
+  image: {
+    type: 'string',
+    multiple: true,
+    valueName: '<path>',
+    description: 'attach a local image (.png, .jpg/.jpeg, .gif or .webp) to the prompt; repeat for more',
+  },
+  stop: {
+    type: 'string',
+    multiple: true,
+    valueName: '<text>',
+    description: 'stop generating at this text; repeat for more (up to 16)',
+  },
+} as const satisfies FlagTable;
+
 export const CALL_FLAGS = {
   'idempotency-key': {
     type: 'string',
@@ -66,6 +92,7 @@ const FLAG_BY_FIELD: readonly (readonly [field: string, flag: string])[] = [
   ['request.system', '--system'],
   ['request.maxOutputTokens', '--max-output-tokens'],
   ['request.temperature', '--temperature'],
+  ['request.stopSequences', '--stop'],
   ['route', '--route'],
   ['budget', '--budget'],
   ['deadlineMs', '--deadline-ms'],
@@ -117,6 +144,27 @@ export function readRequestFlags(parsed: ParsedArguments): RequestFlagValues {
   };
 }
 
+/** The conversation flags, each checked for shape; the files are read with the prompt. */
+export interface ConversationFlagValues {
+  /** `--request`: a path, or `-` for stdin. */
+  readonly requestFile?: string;
+  readonly images: readonly string[];
+  readonly stopSequences?: readonly string[];
+}
+
+export function readConversationFlags(parsed: ParsedArguments): ConversationFlagValues {
+  const requestFile = nonEmptyFlag('request', stringFlag(parsed, 'request'));
+  const images = stringListFlag(parsed, 'image').map((file) => nonEmptyFlag('image', file)!);
+  const stopSequences = stringListFlag(parsed, 'stop');
+  // An empty stop text is refused by the request schema too, but here it can name the flag.
+  if (stopSequences.includes('')) throw new UsageError('--stop must not be empty');
+  return {
+    ...(requestFile !== undefined ? { requestFile } : {}),
+    images,
+    ...(stopSequences.length > 0 ? { stopSequences } : {}),
+  };
+}
+
 /** The call flags that shape the call itself (the idempotency key is read apart: it names the workflow). */
 export interface CallFlagValues {
   readonly patienceMs?: number;
@@ -128,20 +176,42 @@ export function readCallFlags(parsed: ParsedArguments): CallFlagValues {
   return patienceMs !== undefined ? { patienceMs } : {};
 }
 
-/** The routed-call input: the prompt as the one user message, and only the flags that were given. */
+/** The request the content describes: the prompt (images first, then its text) as the one user message. */
+function requestOf(content: string | RequestContent): RoutedCallInputValue['request'] {
+  if (typeof content === 'string') return { messages: [{ role: 'user', content }] };
+  switch (content.kind) {
+    case 'request':
+      return content.request;
+    case 'prompt': {
+      if (content.images.length === 0) return { messages: [{ role: 'user', content: content.text }] };
+      // Images before the question: the order Anthropic recommends, and no worse for the others.
+      const parts = [...content.images, { type: 'text' as const, text: content.text }];
+      return { messages: [{ role: 'user', content: parts }] };
+    }
+    default:
+      return content satisfies never;
+  }
+}
+
+/**
+ * The routed-call input: the request the content describes, with only the flags that were given (an option flag
+ * overrides the same field of a `--request` file).
+ */
 export function buildCallInput(
-  flags: RequestFlagValues,
-  prompt: string,
+  flags: RequestFlagValues & Pick<ConversationFlagValues, 'stopSequences'>,
+  content: string | RequestContent,
   callFlags: CallFlagValues = {},
 ): RoutedCallInputValue {
-  const { system, route, budget, maxOutputTokens, temperature, deadlineMs, maxCostUsd } = flags;
+  const { system, route, budget, maxOutputTokens, temperature, deadlineMs, maxCostUsd, stopSequences } =
+    flags;
   return {
     ...(route !== undefined ? { route } : {}),
     request: {
-      messages: [{ role: 'user', content: prompt }],
+      ...requestOf(content),
       ...(system !== undefined ? { system } : {}),
       ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
       ...(temperature !== undefined ? { temperature } : {}),
+      ...(stopSequences !== undefined ? { stopSequences: [...stopSequences] } : {}),
     },
     ...(budget !== undefined ? { budget } : {}),
     ...(deadlineMs !== undefined ? { deadlineMs } : {}),
@@ -149,6 +219,43 @@ export function buildCallInput(
     ...(callFlags.patienceMs !== undefined ? { patienceMs: callFlags.patienceMs } : {}),
     stream: flags.stream,
   };
+}
+
+/** Request fields an option flag sets, so a refusal of one is the flag's even when a `--request` file has it. */
+const FIELD_OF_FLAG_VALUE = {
+  maxOutputTokens: 'request.maxOutputTokens',
+  temperature: 'request.temperature',
+  stopSequences: 'request.stopSequences',
+} as const;
+
+/**
+ * Validates the call input (the schema names the first bad field). A field of a `--request` file is reported
+ * as the file's, in its own terms (`messages.1.content.0.data`), rather than as "the prompt".
+ */
+export function validateCommandInput(
+  input: RoutedCallInputValue,
+  content: RequestContent,
+  flags: RequestFlagValues & Pick<ConversationFlagValues, 'stopSequences'>,
+): RoutedCallInput {
+  // Loaded here, not with the module: `--help` needs none of the schemas (zod).
+  const { validateCallInput } = require('../client/call-input') as typeof import('../client/call-input');
+  const { InvalidRequestError } =
+    require('../client/invalid-request-error') as typeof import('../client/invalid-request-error');
+  try {
+    return validateCallInput(input);
+  } catch (error) {
+    if (content.kind !== 'request' || !(error instanceof InvalidRequestError)) throw error;
+    const field = error.field;
+    const setByFlag = Object.entries(FIELD_OF_FLAG_VALUE).some(
+      ([value, prefix]) =>
+        flags[value as keyof typeof FIELD_OF_FLAG_VALUE] !== undefined &&
+        (field === prefix || field.startsWith(`${prefix}.`)),
+    );
+    if (setByFlag || !field.startsWith('request.')) throw error;
+    throw new UsageError(
+      `invalid request in --request ${content.source} at ${field.slice('request.'.length)}:\n${error.message}`,
+    );
+  }
 }
 
 /** `--idempotency-key`, checked for emptiness; it becomes part of the workflow id. */

@@ -10,15 +10,19 @@ import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
 import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
-import { readPrompt } from '../read-prompt';
+import { readRequestContent } from '../read-prompt';
+import { renderAnswer, renderReasoningSummary } from '../render-answer';
 import { renderRoutingRecord } from '../render-routing-record';
 import {
   buildCallInput,
   CALL_FLAGS,
+  CONVERSATION_FLAGS,
   readCallFlags,
+  readConversationFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
+  validateCommandInput,
 } from '../request-flags';
 import { untilInterrupted } from '../until-interrupted';
 
@@ -32,24 +36,35 @@ const OUTPUT_FLAGS = {
   },
 } as const satisfies FlagTable;
 
-const FLAGS = { ...REQUEST_FLAGS, ...CALL_FLAGS, ...OUTPUT_FLAGS, ...GLOBAL_FLAGS } satisfies FlagTable;
+const FLAGS = {
+  ...REQUEST_FLAGS,
+  ...CONVERSATION_FLAGS,
+  ...CALL_FLAGS,
+  ...OUTPUT_FLAGS,
+  ...GLOBAL_FLAGS,
+} satisfies FlagTable;
 
 const HELP = renderHelp({
   usage: [
     'switchyard call [options] <prompt>',
     'switchyard call [options] --file <path>',
     '... | switchyard call [options] [-]',
+    'switchyard call [options] --request <path|->',
   ],
   description: [
     'Runs one routed call through a Switchyard worker and waits for the answer. The answer goes to stdout and',
     'the routing record (every attempt, its outcome and cost) to stderr. The prompt is the argument, the',
-    'contents of --file, or stdin when the argument is "-" or absent and stdin is not a terminal.',
+    'contents of --file, or stdin when the argument is "-" or absent and stdin is not a terminal; --image',
+    'attaches pictures to it. --request sends a whole conversation instead (a tool loop turn: the assistant',
+    "message with its tool calls, then a tool message with their results). An answer's tool calls print as",
+    '"[tool call <name> <id>] <arguments>"; its reasoning as a summary line on stderr (--json has it whole).',
     'Ctrl-C stops waiting (exit 130); the call itself goes on, and "switchyard show <id>" reads it later.',
     'The config (--config, SWITCHYARD_CONFIG, else ./switchyard.config.json if present) is read as for "plan":',
     'a call it refuses (an unknown route, a missing required budget) exits 2 before anything starts.',
   ],
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
+    { title: 'Conversation', flags: CONVERSATION_FLAGS },
     { title: 'Call', flags: { ...CALL_FLAGS, ...OUTPUT_FLAGS } },
     { title: 'Global', flags: GLOBAL_FLAGS },
   ],
@@ -57,15 +72,18 @@ const HELP = renderHelp({
     'switchyard call "Name three prime numbers" --route support',
     'switchyard call --file question.md --max-output-tokens 400 --budget team-docs',
     'git diff | switchyard call --system "Review this diff" --json > review.json',
+    'switchyard call "What is on this receipt?" --image receipt.png --stop "END"',
+    'switchyard call --request turn-2.json --json > answer.json',
     'switchyard call "Translate: bonjour" --idempotency-key job-42 --deadline-ms 30000',
   ],
   notes: [EXIT_CODES_NOTE],
 });
 
-function printAnswer(result: RoutedCallResult, io: CommandIo): void {
-  const { text, toolCalls } = result.answer;
-  if (text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  for (const toolCall of toolCalls) io.stdout.write(`[tool call ${toolCall.name}] ${toolCall.arguments}\n`);
+function printResult(result: RoutedCallResult, io: CommandIo): void {
+  io.stdout.write(renderAnswer(result.answer));
+  const reasoning = renderReasoningSummary(result.answer);
+  if (reasoning !== undefined) io.stderr.write(`${reasoning}\n\n`);
+  io.stderr.write(renderRoutingRecord(result.record));
 }
 
 function printFailure(error: RoutedCallError, json: boolean, io: CommandIo): void {
@@ -100,20 +118,27 @@ export const callCommand: Command = {
         `--idempotency-key is too long: the workflow id it makes (${routedCallWorkflowId('<key>')}) may hold at most ${MAX_WORKFLOW_ID_BYTES} bytes`,
       );
     }
-    const requestFlags = readRequestFlags(parsed);
+    const requestFlags = { ...readRequestFlags(parsed), ...readConversationFlags(parsed) };
     const callFlags = readCallFlags(parsed);
-    const prompt = await readPrompt({
+    const content = await readRequestContent({
       positionals: parsed.positionals,
       file: stringFlag(parsed, 'file'),
       stdin: io.stdin,
       readStdinWhenAbsent: true,
+      images: requestFlags.images,
+      ...(requestFlags.requestFile !== undefined ? { requestFile: requestFlags.requestFile } : {}),
+      ...(requestFlags.system !== undefined ? { system: requestFlags.system } : {}),
     });
     // Refuse a bad request before connecting, so it exits 2 whether or not Temporal is up; a prompt too large for
     // Temporal (with no payload store) is one.
     // The schemas (zod) load here, not with the module: `call --help` needs none of them.
-    const { checkCallAgainstConfig, validateCallInput } =
+    const { checkCallAgainstConfig } =
       require('../../client/call-input') as typeof import('../../client/call-input');
-    const input = validateCallInput(buildCallInput(requestFlags, prompt, callFlags));
+    const input = validateCommandInput(
+      buildCallInput(requestFlags, content, callFlags),
+      content,
+      requestFlags,
+    );
     try {
       // Loaded here: the size rules bring Temporal's protobuf definitions, which `call --help` need not wait for.
       const { callInputSizeRulesFromEnvironment, checkCallInputSize } =
@@ -162,8 +187,7 @@ export const callCommand: Command = {
           `${JSON.stringify({ answer: outcome.value.answer, record: outcome.value.record }, null, 2)}\n`,
         );
       } else {
-        printAnswer(outcome.value, io);
-        io.stderr.write(renderRoutingRecord(outcome.value.record));
+        printResult(outcome.value, io);
       }
       return ExitCode.ok;
     } catch (error) {

@@ -5,15 +5,18 @@ import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
 import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
-import { readPrompt } from '../read-prompt';
+import { readRequestContent } from '../read-prompt';
 import { renderCallPlan } from '../render-call-plan';
 import {
   buildCallInput,
   CALL_FLAGS,
+  CONVERSATION_FLAGS,
   readCallFlags,
+  readConversationFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
+  validateCommandInput,
 } from '../request-flags';
 
 /** Stands in when no prompt is given: the plan's input-token estimate then covers a short question. */
@@ -24,26 +27,36 @@ const OUTPUT_FLAGS = {
 } as const satisfies FlagTable;
 
 // The call flags are accepted too, so a `call` command line becomes a dry run by changing only the verb.
-const FLAGS = { ...REQUEST_FLAGS, ...CALL_FLAGS, ...OUTPUT_FLAGS, ...GLOBAL_FLAGS } satisfies FlagTable;
+const FLAGS = {
+  ...REQUEST_FLAGS,
+  ...CONVERSATION_FLAGS,
+  ...CALL_FLAGS,
+  ...OUTPUT_FLAGS,
+  ...GLOBAL_FLAGS,
+} satisfies FlagTable;
 
 const HELP = renderHelp({
-  usage: ['switchyard plan [options] [prompt | -]'],
+  usage: ['switchyard plan [options] [prompt | -]', 'switchyard plan [options] --request <path|->'],
   description: [
     "Shows what a routed call would do now: which targets it would try in which order, each attempt's",
     'timeout and worst-case cost (the amount reserved on the budget before the attempt). Reads only the',
     'config file; calls no provider and needs no Temporal server. The prompt only sizes the input-token',
     'estimate: give it as the argument, with --file, or as "-" for stdin; without one a short placeholder is used.',
+    'Images (--image) and a whole request (--request: its images, documents and tools) size it too, and pass',
+    'over the targets that cannot take them.',
     'The call flags (--idempotency-key, --stream, --patience) are checked and ignored, so any call line can be',
     'planned.',
   ],
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
+    { title: 'Conversation', flags: CONVERSATION_FLAGS },
     { title: 'Output', flags: OUTPUT_FLAGS },
     { title: 'Global', flags: GLOBAL_FLAGS },
   ],
   examples: [
     'switchyard plan --route support',
     'switchyard plan --file long-report.md --max-output-tokens 4000 --json',
+    'switchyard plan --request conversation.json --route support',
     'switchyard plan --config ./staging.config.json --route \'{"targets":[{"provider":"openai","model":"gpt-4o-mini"}]}\'',
   ],
   notes: [EXIT_CODES_NOTE],
@@ -57,20 +70,22 @@ export const planCommand: Command = {
     const globals = readGlobalOptions(parsed);
     readIdempotencyKey(parsed);
     readCallFlags(parsed);
-    const requestFlags = readRequestFlags(parsed);
-    const prompt = await readPrompt({
+    const requestFlags = { ...readRequestFlags(parsed), ...readConversationFlags(parsed) };
+    const content = await readRequestContent({
       positionals: parsed.positionals,
       file: stringFlag(parsed, 'file'),
       stdin: io.stdin,
       readStdinWhenAbsent: false,
       fallback: PLACEHOLDER_PROMPT,
+      images: requestFlags.images,
+      ...(requestFlags.requestFile !== undefined ? { requestFile: requestFlags.requestFile } : {}),
+      ...(requestFlags.system !== undefined ? { system: requestFlags.system } : {}),
     });
     // A bad request is reported as such (exit 2) even when the config is also missing.
     // The schemas (zod) load here, not with the module: `plan --help` needs none of them.
-    const { planRoutedCall, validateCallInput } =
-      require('../../client/call-input') as typeof import('../../client/call-input');
+    const { planRoutedCall } = require('../../client/call-input') as typeof import('../../client/call-input');
     const { loadConfig } = require('../../config/load-config') as typeof import('../../config/load-config');
-    const input = validateCallInput(buildCallInput(requestFlags, prompt));
+    const input = validateCommandInput(buildCallInput(requestFlags, content), content, requestFlags);
     const plan = planRoutedCall(loadConfig(globals.configFile), input);
     io.stdout.write(
       booleanFlag(parsed, 'json') ? `${JSON.stringify(plan, null, 2)}\n` : renderCallPlan(plan),
