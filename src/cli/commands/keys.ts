@@ -38,6 +38,8 @@ const HELP = renderHelp({
     'Gateway keys let clients call "switchyard serve". "create" prints a new key once, on stdout; only its',
     'SHA-256 is stored, with the routes it may use and the budget scope it charges, in the key file that',
     'every gateway reads (changes reach running gateways within a second). A revoked key is refused.',
+    "Changes are made under the file's lock and read back: exit 0 means the change is on file; exit 1 means",
+    'it is not (the lock stayed taken, or the file could not be written), and no key is printed.',
   ],
   sections: [
     { title: 'Keys', flags: KEY_FLAGS },
@@ -76,7 +78,7 @@ export const keysCommand: Command = {
     const parsed = parseCommandArguments(argv, FLAGS, { allowPositionals: true });
     const globals = readGlobalOptions(parsed);
     const [action, ...rest] = parsed.positionals;
-    const { KeyStore, KeyFileError } =
+    const { KeyStore, KeyFileError, KeyChangeError } =
       require('../../gateway/key-store') as typeof import('../../gateway/key-store');
     const keysFile = nonEmptyFlag('keys', stringFlag(parsed, 'keys'));
     const store = new KeyStore(keysFile !== undefined ? { file: keysFile } : {});
@@ -102,7 +104,7 @@ export const keysCommand: Command = {
         if (json) io.stdout.write(`${JSON.stringify({ key, ...withoutHash(stored) }, null, 2)}\n`);
         else io.stdout.write(`${key}\n`);
         io.stderr.write(
-          `key ${stored.id} for ${routes.join(', ')}${budget ? `, charging ${budget}` : ''}; stored hashed in ${store.file}.\n` +
+          `key ${stored.id} for ${routes.join(', ')}${budget ? `, charging ${budget}` : ''}; stored hashed in ${store.file} and read back.\n` +
             'This is the only time the key is shown.\n',
         );
         return ExitCode.ok;
@@ -141,6 +143,11 @@ export const keysCommand: Command = {
       );
     } catch (error) {
       if (error instanceof KeyFileError) throw new UsageError(error.message);
+      // Locked too long, not written, or not there when read back: a failure, never a claimed success.
+      if (error instanceof KeyChangeError) {
+        io.stderr.write(`switchyard keys: ${error.message}\n`);
+        return ExitCode.callFailed;
+      }
       throw error;
     }
   },
