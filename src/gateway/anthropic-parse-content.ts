@@ -12,9 +12,8 @@ import {
   type ToolResultPart,
   type UserContentPart,
 } from '../config/request';
-import { blockType, checkField, fieldPath } from './anthropic-field';
 import { thinkingOrigin } from './anthropic-thinking-origin';
-import { invalidField } from './parse-body';
+import { blockType, checkField, fieldPath, invalidField } from './parse-body';
 
 /** `cache_control`: Anthropic's only kind, `ephemeral`, with its TTL. */
 export const CacheControlSchema = z

@@ -1,10 +1,9 @@
 // An Anthropic Messages request → the neutral request of a routed call, refusing what it cannot honour. Node side.
 import { z } from 'zod';
 import type { GenerationRequestInput, TextPart, Tool, ToolChoice } from '../config/request';
-import { blockType, checkField, fieldPath } from './anthropic-field';
 import { CacheControlSchema, cacheOf, convertMessages, TextBlockSchema } from './anthropic-parse-content';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
-import { invalidField } from './parse-body';
+import { blockType, checkField, fieldPath, invalidField } from './parse-body';
 import type { SurfaceRequest } from './surface';
 
 /**

@@ -10,8 +10,7 @@ import {
   type ToolResultPart,
   type UserContentPart,
 } from '../config/request';
-import { blockType, checkField, fieldPath } from './anthropic-field';
-import { invalidField } from './parse-body';
+import { blockType, checkField, fieldPath, invalidField } from './parse-body';
 
 /** A tool call's `id`, `type` and `function`, as answers return them and clients send them back. */
 const ToolCallSchema = z.strictObject({

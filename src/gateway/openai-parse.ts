@@ -1,10 +1,9 @@
 // An OpenAI Chat Completions request → the neutral request of a routed call, refusing what it cannot honour. Node side.
 import { z } from 'zod';
 import type { GenerationRequestInput, Tool, ToolChoice } from '../config/request';
-import { checkField, fieldPath } from './anthropic-field';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { convertMessages } from './openai-parse-messages';
-import { invalidField } from './parse-body';
+import { checkField, fieldPath, invalidField } from './parse-body';
 import type { SurfaceRequest } from './surface';
 
 /**

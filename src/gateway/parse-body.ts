@@ -1,42 +1,42 @@
-// Checks a surface request body against its schema; a bad field becomes a 400 naming it. Node side.
+// Checking a surface's request body field by field: a mismatch is a 400 naming the wire field at fault. Node side.
 import { z } from 'zod';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 
+/** The 400 for one wire field (`param`), in every surface's error shape. */
 export function invalidField(param: string, message: string): GatewayError {
   return new GatewayError(`${param}: ${message}`, GatewayErrorKind.invalidRequest, 'invalid_request', {
     param,
   });
 }
 
-export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new GatewayError(
-      'the request body must be a JSON object',
-      GatewayErrorKind.invalidRequest,
-      'invalid_request',
-    );
-  }
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const param = issue?.path.join('.') ?? '';
-  throw new GatewayError(
-    `invalid request:\n${z.prettifyError(parsed.error)}`,
-    GatewayErrorKind.invalidRequest,
-    'invalid_request',
-    param ? { param } : {},
-  );
+/** `a.b` joined, skipping empty parts (the body's own fields have no prefix). */
+export function fieldPath(...parts: readonly (string | number)[]): string {
+  return parts.filter((part) => part !== '').join('.');
 }
 
-/** Text of a content that is a string or a list of text parts; undefined when some part is not text. */
-export function textOfParts(
-  content: string | readonly { readonly type: string; readonly text?: unknown }[],
-): { text: string } | { unsupported: string; index: number } {
-  if (typeof content === 'string') return { text: content };
-  let text = '';
-  for (const [index, part] of content.entries()) {
-    if (part.type !== 'text' || typeof part.text !== 'string') return { unsupported: part.type, index };
-    text += part.text;
+/**
+ * `value` as `schema` says, or a {@link invalidField} error whose param is the full wire path of the first
+ * issue (`messages.2.content.0.source.media_type`), an unknown key included: a field the gateway does not
+ * know could change what the call means or costs, so it is refused rather than dropped.
+ */
+export function checkField<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  path: string,
+): z.infer<Schema> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    throw invalidField(
+      fieldPath(path, ...issue.path.map(String), issue.keys[0]!),
+      'this field is not supported by the gateway',
+    );
   }
-  return { text };
+  throw invalidField(fieldPath(path, ...issue.path.map(String)), issue.message);
+}
+
+/** The block's `type`, checked to be a string before the block's own schema is chosen by it. */
+export function blockType(block: unknown, path: string): string {
+  return checkField(z.looseObject({ type: z.string() }), block, path).type;
 }
