@@ -1,5 +1,10 @@
-// The `switchyard` CLI end to end on a real dev server: call and show, run in-process against a test worker.
+// The `switchyard` CLI end to end on a real dev server: call (prompts, whole conversations, images) and show, run
+// in-process against a test worker.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { CommandIo } from '../../src/cli/command-io';
+import { assistantMessageOf, type AnswerContent } from '../../src/config/conversation';
 import { ExitCode } from '../../src/cli/exit-codes';
 import { main } from '../../src/cli/main';
 import type { RoutingRecord } from '../../src/routing/routing-record';
@@ -156,4 +161,106 @@ test('call --patience waits out a round of failures; --max-cost-usd refuses befo
     expect(failure.error.message).toContain('maxCostUsd');
     expect(harness.fake.requests.length).toBe(before);
   });
+});
+
+/** Writes `content` (JSON unless bytes) to a fresh tmp dir; returns its path. */
+function writeTemp(name: string, content: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'switchyard-cli-')), name);
+  writeFileSync(file, Buffer.isBuffer(content) ? content : JSON.stringify(content));
+  return file;
+}
+
+test('call --request runs a tool loop: the tool call printed with its id, the result sent back as a tool message', async () => {
+  harness.fake.script('gpt-primary', {
+    kind: 'answer',
+    toolCalls: [{ name: 'look_up_order', arguments: { orderId: 'A-1001' } }],
+  });
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'A-1001 has shipped.' });
+  const tools = [
+    {
+      name: 'look_up_order',
+      parameters: { type: 'object', properties: { orderId: { type: 'string' } } },
+    },
+  ];
+  const question = { role: 'user' as const, content: 'Where is my order A-1001?' };
+
+  await harness.withWorker(async (_client, taskQueue) => {
+    const first = await switchyard(taskQueue, [
+      'call',
+      '--request',
+      writeTemp('turn-1.json', { messages: [question], tools }),
+      '--json',
+    ]);
+    expect(first.code).toBe(ExitCode.ok);
+    const { answer } = JSON.parse(first.out) as { answer: AnswerContent };
+    expect(answer.toolCalls).toHaveLength(1);
+    const call = answer.toolCalls[0]!;
+
+    // The next turn, as a client writes it: the answer sent back unchanged, then the tool's result by call id.
+    const secondTurn = {
+      messages: [
+        question,
+        assistantMessageOf(answer),
+        {
+          role: 'tool',
+          content: [{ type: 'tool_result', callId: call.id, content: '{"status":"shipped"}' }],
+        },
+      ],
+      tools,
+    };
+    const second = await switchyard(taskQueue, ['call', '--request', writeTemp('turn-2.json', secondTurn)]);
+    expect({ code: second.code, out: second.out }).toEqual({
+      code: ExitCode.ok,
+      out: 'A-1001 has shipped.\n',
+    });
+
+    const [, received] = harness.fake.requestsFor('gpt-primary');
+    const body = received!.body as {
+      tools: unknown[];
+      messages: { role: string; content?: unknown; tool_call_id?: string; tool_calls?: { id: string }[] }[];
+    };
+    expect(body.tools).toHaveLength(1);
+    expect(body.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(body.messages[1]!.tool_calls?.map((toolCall) => toolCall.id)).toEqual([call.id]);
+    expect(body.messages[2]).toMatchObject({ tool_call_id: call.id, content: '{"status":"shipped"}' });
+  });
+
+  // Printed as text, the tool call shows its name, its id and its arguments.
+  harness.fake.script('gpt-primary', {
+    kind: 'answer',
+    toolCalls: [{ name: 'look_up_order', arguments: { orderId: 'B-2' } }],
+  });
+  const printed = await harness.withWorker((_client, taskQueue) =>
+    switchyard(taskQueue, ['call', '--request', writeTemp('turn.json', { messages: [question], tools })]),
+  );
+  expect(printed.code).toBe(ExitCode.ok);
+  expect(printed.out).toMatch(/^\[tool call look_up_order \S+\] \{"orderId":"B-2"\}\n$/);
+});
+
+test('call --image sends the image bytes intact, base64 with their media type; --stop becomes stop', async () => {
+  // A real 1×1 PNG: the fake, like the API, refuses bytes that are not the image type they claim.
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'A single pixel.' });
+  const { code, out } = await harness.withWorker((_client, taskQueue) =>
+    switchyard(taskQueue, [
+      'call',
+      'What is in this picture?',
+      '--image',
+      writeTemp('pixel.png', png),
+      '--stop',
+      'END',
+    ]),
+  );
+  expect({ code, out }).toEqual({ code: ExitCode.ok, out: 'A single pixel.\n' });
+  const body = harness.fake.requestsFor('gpt-primary')[0]!.body as {
+    stop?: unknown;
+    messages: { role: string; content: { type: string; text?: string; image_url?: { url: string } }[] }[];
+  };
+  expect(body.stop).toEqual(['END']);
+  const [image, text] = body.messages.at(-1)!.content;
+  expect(image?.image_url?.url).toBe(`data:image/png;base64,${png.toString('base64')}`);
+  expect(text).toEqual({ type: 'text', text: 'What is in this picture?' });
 });
