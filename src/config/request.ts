@@ -166,11 +166,36 @@ export type UserMessage = z.infer<typeof UserMessageSchema>;
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 export type ToolMessage = z.infer<typeof ToolMessageSchema>;
 
+/**
+ * The deepest a JSON Schema (a tool's parameters, `jsonSchema`) may nest objects and arrays: far beyond any real
+ * schema, and low enough that no recursive walk of it (digests, converters, SDKs) can run out of stack.
+ */
+export const MAX_JSON_SCHEMA_DEPTH = 64;
+
+/** Whether `value` nests objects and arrays at most `maxDepth` deep (the value itself is depth 1); no recursion. */
+function nestsWithin(value: unknown, maxDepth: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > maxDepth) return false;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+
+/** A JSON Schema object, refused when nested deeper than {@link MAX_JSON_SCHEMA_DEPTH}. */
+const JsonSchemaObjectSchema = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => nestsWithin(schema, MAX_JSON_SCHEMA_DEPTH), {
+    message: `a JSON Schema may nest objects and arrays at most ${MAX_JSON_SCHEMA_DEPTH} levels deep`,
+  });
+
 export const ToolSchema = strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),
   description: z.string().optional(),
   /** JSON Schema of the tool's arguments. */
-  parameters: z.record(z.string(), z.unknown()),
+  parameters: JsonSchemaObjectSchema,
   /** Ask the provider to hold arguments to the schema exactly (OpenAI `strict`). @default provider default */
   strict: z.boolean().optional(),
   cache: CacheBreakpointSchema.optional(),
@@ -219,7 +244,7 @@ export const GenerationRequestSchema = strictObject({
   /** Stop generating at any of these texts. @default none */
   stopSequences: z.array(z.string().min(1)).max(16).optional(),
   /** Ask for a JSON answer matching this JSON Schema, where the target supports it. */
-  jsonSchema: z.record(z.string(), z.unknown()).optional(),
+  jsonSchema: JsonSchemaObjectSchema.optional(),
   /** Tools the model may call. */
   tools: z.array(ToolSchema).optional(),
   /** @default 'auto' where tools are given */

@@ -21,8 +21,8 @@ export interface PreparedCall {
 }
 
 /**
- * Decides what the call is, refusing before anything starts: an unknown route is a 404, a route outside the key
- * a 403, a bad field or a request too large for a Temporal payload a 4xx naming it.
+ * Decides what the call is, refusing before anything starts: an unknown route, or one outside the key, is the
+ * same 404; a bad field or a request too large for a Temporal payload a 4xx naming it.
  */
 export function prepareCall(options: {
   readonly surface: Surface;
@@ -45,18 +45,12 @@ export function prepareCall(options: {
       },
     );
   }
-  if (!ownEntry(config.routes, route)) {
+  // A route outside the key is refused exactly as one that does not exist, so a key cannot learn the names of
+  // the routes it may not use by telling a 403 from a 404.
+  if (!ownEntry(config.routes, route) || !keyAllowsRoute(key, route)) {
     throw new GatewayError(`model: no route named "${route}"`, GatewayErrorKind.notFound, 'model_not_found', {
       param: 'model',
     });
-  }
-  if (!keyAllowsRoute(key, route)) {
-    throw new GatewayError(
-      `model: this key may not use route "${route}"`,
-      GatewayErrorKind.permission,
-      'route_not_allowed',
-      { param: 'model' },
-    );
   }
   if (options.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(options.idempotencyKey)) {
     throw new GatewayError(

@@ -225,7 +225,7 @@ test('errors come in OpenAI shape with the failure type: refusal, unknown route,
   expect(harness.fake.requests).toHaveLength(1);
 });
 
-test('a key limited to a route gets 403 on another, and its budget scope is charged and can refuse', async () => {
+test('a key limited to a route gets the unknown-route 404 on another, and its budget scope is charged and can refuse', async () => {
   await harness.withGateway(async ({ gateway, makeKey, switchyard, taskQueue }) => {
     const scope = `team-${taskQueue}`;
     const limited = new OpenAI({
@@ -236,8 +236,9 @@ test('a key limited to a route gets 403 on another, and its budget scope is char
     const forbidden = await limited.chat.completions
       .create({ model: 'reverse', messages: hello })
       .catch((e) => e);
-    expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect(forbidden.code).toBe('route_not_allowed');
+    // The same answer as for a route that does not exist: a key cannot learn the names of other routes.
+    expect(forbidden).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(forbidden.code).toBe('model_not_found');
 
     const { data: models } = await limited.models.list().withResponse();
     expect(models.data.map((model) => model.id)).toEqual(['support']);
