@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createProviderRegistry } from '../src/activities/provider-registry';
 import { SwitchyardClient } from '../src/client/switchyard-client';
+import { assistantMessageOf } from '../src/config/conversation';
 import type { Config } from '../src/config/config';
 import { parseConfig } from '../src/config/load-config';
 import { startDevServer } from '../src/engine';
@@ -48,7 +49,7 @@ const LEDGER_WINDOW_MS = 3_000;
  */
 function recorderConfig(fake: FakeProvider): Config {
   const target = (provider: string, model: string) => ({ provider, model, timeoutMs: 5_000 });
-  return parseConfig({
+  const config = parseConfig({
     providers: fakeProviders(fake, {
       openai: [
         'failover-primary',
@@ -57,8 +58,15 @@ function recorderConfig(fake: FakeProvider): Config {
         'patience-primary',
         'digest',
         'stream-primary',
+        'conversation-text-only',
       ],
-      anthropic: ['failover-secondary', 'ledger-secondary', 'patience-secondary', 'stream-secondary'],
+      anthropic: [
+        'failover-secondary',
+        'ledger-secondary',
+        'patience-secondary',
+        'stream-secondary',
+        'conversation-thinking',
+      ],
     }),
     routes: {
       failover: {
@@ -75,6 +83,9 @@ function recorderConfig(fake: FakeProvider): Config {
       },
       digest: { targets: [target('openai', 'digest')] },
       stream: { targets: [target('openai', 'stream-primary'), target('anthropic', 'stream-secondary')] },
+      conversation: {
+        targets: [target('openai', 'conversation-text-only'), target('anthropic', 'conversation-thinking')],
+      },
     },
     defaultRoute: 'failover',
     budgets: {
@@ -82,6 +93,10 @@ function recorderConfig(fake: FakeProvider): Config {
       'recorder-window': { limitUsd: 1, period: 'day' },
     },
   });
+  // The conversation scenario's first target takes no images, so the walk passes it over before sending.
+  const textOnly = config.providers.openai!.models['conversation-text-only']!;
+  config.providers.openai!.models['conversation-text-only'] = { ...textOnly, supports: { images: false } };
+  return config;
 }
 
 /** One run of one workflow to record. */
@@ -352,6 +367,72 @@ async function streamInterrupted({ switchyard, client, fake }: ScenarioContext):
   }
 }
 
+/** A 1 × 1 PNG, real image bytes (the fake provider checks them). */
+const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/**
+ * (g) A whole conversation: a tool loop turn with signed thinking and an image; the first target takes no images
+ * and is passed over before sending (its patch marker in history), the second continues the loop with its thinking.
+ */
+async function conversation({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  fake.script('conversation-thinking', [
+    {
+      kind: 'answer',
+      reasoning: 'Look at the picture first.',
+      toolCalls: [{ name: 'describe', arguments: {} }],
+    },
+    { kind: 'answer', text: 'A single pixel.', usage: { inputTokens: 30, outputTokens: 5 } },
+  ]);
+  const tools = [{ name: 'describe', parameters: { type: 'object', properties: {} } }];
+  const first = {
+    messages: [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'What is this?' },
+          { type: 'image' as const, data: PIXEL_PNG, mediaType: 'image/png' as const },
+        ],
+      },
+    ],
+    tools,
+    reasoning: { budgetTokens: 1024 },
+    maxOutputTokens: 2048,
+  };
+  const turn1 = await switchyard.generate({ route: 'conversation', request: first });
+  const call = turn1.answer.toolCalls[0]!;
+  const handle = await switchyard.start(
+    {
+      route: 'conversation',
+      request: {
+        ...first,
+        messages: [
+          ...first.messages,
+          assistantMessageOf(turn1.answer),
+          { role: 'tool', content: [{ type: 'tool_result', callId: call.id, content: 'one white pixel' }] },
+        ],
+      },
+    },
+    { idempotencyKey: 'recorder-conversation' },
+  );
+  const { record } = await handle.result();
+  if (
+    record.servedBy?.model !== 'conversation-thinking' ||
+    record.attempts[0]?.skipReason !== 'unsupported_input'
+  )
+    throw new Error(`conversation scenario went another way: ${JSON.stringify(record)}`);
+  return [
+    {
+      name: 'routed-call-v2-conversation',
+      scenario:
+        'a tool loop turn with signed thinking and an image: a text-only target passed over (unsupported_input), the thinking target serves',
+      workflowType: ROUTED_CALL_WORKFLOW_TYPE,
+      workflowId: handle.workflowId,
+      runId: await runIdOf(client, handle.workflowId),
+    },
+  ];
+}
+
 const SCENARIOS = {
   failoverWithBudget,
   breakerCycle,
@@ -359,6 +440,7 @@ const SCENARIOS = {
   patience,
   scheduledGeneration,
   streamInterrupted,
+  conversation,
 };
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
