@@ -60,13 +60,25 @@ export class RelayHub {
     return registration;
   }
 
-  /** Handles one push; resolves to the HTTP status to answer with. */
-  receive(relayId: string, authorization: string | undefined, body: unknown): number {
+  /**
+   * Checks a push's relay id and token from its headers alone, so a push that would be refused is refused
+   * before its body is read: the HTTP status to refuse it with, or undefined when it may go on.
+   */
+  refusal(relayId: string, authorization: string | undefined): number | undefined {
     const entry = this.entries.get(relayId);
     if (!entry) return RelayReply.gone;
     const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
     if (presented === undefined || !timingSafeEqual(sha256(presented), entry.tokenSha256))
       return REFUSED.badToken;
+    return undefined;
+  }
+
+  /** Handles one push; resolves to the HTTP status to answer with. */
+  receive(relayId: string, authorization: string | undefined, body: unknown): number {
+    // Checked again: the request may have ended while the body was read.
+    const refused = this.refusal(relayId, authorization);
+    if (refused !== undefined) return refused;
+    const entry = this.entries.get(relayId)!;
     const parsed = RelayBatchSchema.safeParse(body);
     if (!parsed.success) return REFUSED.badBatch;
     return entry.registration.onBatch?.(parsed.data) ?? RelayReply.gone;

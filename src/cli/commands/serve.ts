@@ -28,12 +28,34 @@ const SERVER_FLAGS = {
     type: 'string',
     valueName: '<url>',
     description:
-      "this gateway's URL as the workers reach it, for streamed output (default: http://<host>:<port>)",
+      "this gateway's URL as the workers reach it, for streamed output (default: the relay listener's http://<host>:<port>)",
+  },
+  'relay-port': {
+    type: 'string',
+    valueName: '<port>',
+    description: 'serve the relay for workers on a listener of its own, e.g. on the internal network only',
+  },
+  'relay-host': {
+    type: 'string',
+    valueName: '<ip>',
+    description: "address of the relay's own listener, with --relay-port (default: --host)",
   },
   'body-limit-bytes': {
     type: 'string',
     valueName: '<n>',
-    description: 'largest request body accepted (default: 4194304)',
+    description:
+      'largest request body accepted (default: 33554432 with SWITCHYARD_PAYLOAD_STORE_DIR set, else the Temporal payload limit, 2097152)',
+  },
+  'max-connections': {
+    type: 'string',
+    valueName: '<n>',
+    description: 'most TCP connections each listener keeps open; more are closed (default: 1024)',
+  },
+  'max-concurrent-per-key': {
+    type: 'string',
+    valueName: '<n>',
+    description:
+      'most requests one gateway key may have in flight; more get 429 with retry-after (default: 32)',
   },
   'call-timeout-ms': {
     type: 'string',
@@ -61,15 +83,17 @@ const HELP = renderHelp({
   examples: [
     'switchyard serve --config ./switchyard.config.json',
     'switchyard serve --host 0.0.0.0 --port 4000 --relay-url http://gateway-1.internal:4000',
+    'switchyard serve --host 0.0.0.0 --relay-host 10.0.0.5 --relay-port 4001',
     'OPENAI_BASE_URL=http://127.0.0.1:4000/v1 OPENAI_API_KEY=sy_… python app.py',
   ],
   notes: [EXIT_CODES_NOTE],
 });
 
-function readPort(value: string | undefined): number | undefined {
+function readPort(value: string | undefined, flag = 'port'): number | undefined {
   if (value === '0') return 0;
-  const port = positiveIntegerFlag('port', value);
-  if (port !== undefined && port > 65_535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  const port = positiveIntegerFlag(flag, value);
+  if (port !== undefined && port > 65_535)
+    throw new UsageError(`--${flag} must be at most 65535, got ${port}`);
   return port;
 }
 
@@ -96,12 +120,26 @@ export const serveCommand: Command = {
     const port = readPort(stringFlag(parsed, 'port'));
     const host = nonEmptyFlag('host', stringFlag(parsed, 'host')) ?? '127.0.0.1';
     const relayUrl = readRelayUrl(stringFlag(parsed, 'relay-url'));
-    if (relayUrl === undefined && ['0.0.0.0', '::', '[::]'].includes(host)) {
+    const relayPort = readPort(stringFlag(parsed, 'relay-port'), 'relay-port');
+    const relayHost = nonEmptyFlag('relay-host', stringFlag(parsed, 'relay-host'));
+    if (relayHost !== undefined && relayPort === undefined) {
       throw new UsageError(
-        `--host ${host} needs --relay-url: the workers must know which address reaches this gateway`,
+        '--relay-host needs --relay-port: the relay gets a listener of its own only with a port',
+      );
+    }
+    // The address the workers would be given: the relay's own listener's, else the client listener's.
+    const relayBindHost = relayPort !== undefined ? (relayHost ?? host) : host;
+    if (relayUrl === undefined && ['0.0.0.0', '::', '[::]'].includes(relayBindHost)) {
+      throw new UsageError(
+        `--${relayPort !== undefined && relayHost !== undefined ? 'relay-host' : 'host'} ${relayBindHost} needs --relay-url: the workers must know which address reaches this gateway`,
       );
     }
     const bodyLimitBytes = positiveIntegerFlag('body-limit-bytes', stringFlag(parsed, 'body-limit-bytes'));
+    const maxConnections = positiveIntegerFlag('max-connections', stringFlag(parsed, 'max-connections'));
+    const maxConcurrentRequestsPerKey = positiveIntegerFlag(
+      'max-concurrent-per-key',
+      stringFlag(parsed, 'max-concurrent-per-key'),
+    );
     const callTimeoutMs = positiveIntegerFlag('call-timeout-ms', stringFlag(parsed, 'call-timeout-ms'));
     const keysFile = nonEmptyFlag('keys', stringFlag(parsed, 'keys'));
 
@@ -131,16 +169,28 @@ export const serveCommand: Command = {
         host,
         ...(port !== undefined ? { port } : {}),
         ...(relayUrl !== undefined ? { relayUrl } : {}),
+        ...(relayPort !== undefined ? { relayPort } : {}),
+        ...(relayHost !== undefined ? { relayHost } : {}),
         ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
+        ...(maxConnections !== undefined ? { maxConnections } : {}),
+        ...(maxConcurrentRequestsPerKey !== undefined ? { maxConcurrentRequestsPerKey } : {}),
         ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
         onRequestLog: (line) => io.stderr.write(`${new Date().toISOString()} ${line}\n`),
       });
     } catch (error) {
       await connection.close();
       const code = (error as { code?: unknown }).code;
+      // The error's own port and address tell which listener could not bind.
+      const { port: failedPort, address } = error as { port?: number; address?: string };
+      const relayFailed = relayPort !== undefined && failedPort === relayPort && failedPort !== port;
       if (code === 'EADDRINUSE')
-        throw new UsageError(`port ${port ?? 4000} is in use; choose another with --port`);
-      if (code === 'EADDRNOTAVAIL') throw new UsageError(`--host ${host} is not an address of this machine`);
+        throw new UsageError(
+          `port ${failedPort ?? port ?? 4000} is in use; choose another with --${relayFailed ? 'relay-port' : 'port'}`,
+        );
+      if (code === 'EADDRNOTAVAIL')
+        throw new UsageError(
+          `--${relayFailed ? 'relay-host' : 'host'} ${address ?? host} is not an address of this machine`,
+        );
       if ((error as { name?: string }).name === 'TransportError') throw temporalUnreachable(globals, error);
       throw error;
     }
@@ -149,6 +199,7 @@ export const serveCommand: Command = {
         `switchyard gateway at ${gateway.url} (relay for workers: ${gateway.relayUrl})`,
         `  OpenAI:     base URL ${gateway.url}/v1   POST /v1/chat/completions`,
         `  Anthropic:  base URL ${gateway.url}      POST /v1/messages`,
+        `  body limit: ${gateway.bodyLimitBytes} bytes; at most ${gateway.maxConcurrentRequestsPerKey} requests at once per key`,
         `  routes:     ${Object.keys(config.routes).join(', ')}${config.defaultRoute ? ` (default ${config.defaultRoute})` : ''}`,
         `  keys:       ${active} active in ${keys.file}${active === 0 ? ' — make one with "switchyard keys create --routes <route>"' : ''}`,
         '',

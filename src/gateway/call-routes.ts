@@ -1,0 +1,156 @@
+// The gateway's call routes: one request, one routed call, answered whole or streamed; a caller who leaves cancels it. Node side.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutedCallHandle, SwitchyardClient } from '../client/switchyard-client';
+import type { Config } from '../config/config';
+import type { RoutedCallResult } from '../routing/routing-record';
+import { anthropicSurface } from './anthropic-surface';
+import { prepareCall, type PreparedCall } from './call-input';
+import { CallerPresence } from './caller-presence';
+import { gatewayKeyOf, header } from './gateway-authentication';
+import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
+import { openAISurface } from './openai-surface';
+import type { RelayHub } from './relay-hub';
+import { routingHeaders, summaryOf } from './routing-summary';
+import { StreamedResponse } from './streamed-response';
+import type { ResponseIdentity, Surface, SurfaceRequest } from './surface';
+
+/** Beyond the call's deadline, how long the gateway still waits for the workflow to report it, in milliseconds. */
+const WAIT_GRACE_MS = 15_000;
+
+export interface CallRoutesOptions {
+  readonly switchyard: SwitchyardClient;
+  readonly config: Config;
+  readonly hub: RelayHub;
+  /** The routed call's whole-call deadline, in milliseconds. */
+  readonly callTimeoutMs: number;
+  /** Learns each request's workflow id, for the request log. */
+  readonly onWorkflow: (request: FastifyRequest, workflowId: string) => void;
+}
+
+function identityOf(surface: Surface, workflowId: string, model: string): ResponseIdentity {
+  const digest = createHash('sha256').update(workflowId).digest('hex').slice(0, 24);
+  return {
+    id: surface.name === 'openai' ? `chatcmpl-${digest}` : `msg_${digest}`,
+    model,
+    created: Math.floor(Date.now() / 1000),
+  };
+}
+
+function withWorkflow(error: unknown, workflowId: string): GatewayError {
+  const converted = toGatewayError(error);
+  return converted.context.workflowId
+    ? converted
+    : new GatewayError(converted.message, converted.kind, converted.code, {
+        ...converted.context,
+        workflowId,
+      });
+}
+
+/** `POST /v1/chat/completions` and `POST /v1/messages`, on a scope whose requests carry a checked key. */
+export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): void {
+  const { switchyard, config, hub, callTimeoutMs } = options;
+
+  /** Waits for the call within the request's time; a call still running after it is a 504 that names it. */
+  const waitForResult = async (handle: RoutedCallHandle): Promise<RoutedCallResult> => {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), callTimeoutMs + WAIT_GRACE_MS);
+    try {
+      return await switchyard.temporal.withAbortSignal(abort.signal, () => handle.result());
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+      throw new GatewayError(
+        `the call did not end within ${Math.round((callTimeoutMs + WAIT_GRACE_MS) / 1000)} s; it goes on as ` +
+          `workflow ${handle.workflowId} (ask again with the same Idempotency-Key for its answer)`,
+        GatewayErrorKind.timeout,
+        'GatewayTimeout',
+        { workflowId: handle.workflowId },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  /**
+   * Starts the call, cancelled once its caller leaves, unless an Idempotency-Key asked it to outlive the caller.
+   * The caller may leave before the start returns (or before it began): the cancel then follows the start, so
+   * no departure goes unnoticed and no call runs, and is billed, for nobody. A caller already gone before
+   * anything started gets no call at all.
+   */
+  const startForCaller = (
+    presence: CallerPresence,
+    prepared: PreparedCall,
+    relay?: ReturnType<RelayHub['open']>,
+  ): Promise<RoutedCallHandle> => {
+    if (presence.departed && !prepared.idempotent) {
+      return Promise.reject(
+        new GatewayError('the caller left before the call started', GatewayErrorKind.cancelled, 'Cancelled'),
+      );
+    }
+    const started = switchyard.start(relay ? { ...prepared.input, relay: relay.target } : prepared.input, {
+      idempotencyKey: prepared.callKey,
+    });
+    presence.onDeparture(() => {
+      relay?.close();
+      if (prepared.idempotent) return;
+      started.then((handle) => handle.cancel()).catch(() => undefined);
+    });
+    return started;
+  };
+
+  const answerCall = async (surface: Surface, request: FastifyRequest, reply: FastifyReply) => {
+    const parsed = surface.parse(request.body);
+    const prepared = prepareCall({
+      surface,
+      parsed,
+      key: gatewayKeyOf(request),
+      config,
+      idempotencyKey: header(request, 'idempotency-key'),
+      deadlineMs: callTimeoutMs,
+    });
+    options.onWorkflow(request, prepared.workflowId);
+    const presence = new CallerPresence(reply.raw);
+    if (parsed.stream) return streamCall(surface, parsed, presence, reply, prepared);
+    try {
+      const result = await waitForResult(await startForCaller(presence, prepared));
+      const routing = summaryOf(prepared.workflowId, prepared.route, result.record);
+      const identity = identityOf(surface, prepared.workflowId, result.record.servedBy?.model ?? 'unknown');
+      return reply.headers(routingHeaders(routing)).send(surface.answer(result.answer, identity, routing));
+    } catch (error) {
+      throw withWorkflow(error, prepared.workflowId);
+    }
+  };
+
+  const streamCall = async (
+    surface: Surface,
+    parsed: SurfaceRequest,
+    presence: CallerPresence,
+    reply: FastifyReply,
+    prepared: PreparedCall,
+  ) => {
+    // From here on the response is written by hand, event by event.
+    reply.hijack();
+    const registration = hub.open();
+    const streamed = new StreamedResponse({
+      surface,
+      renderer: surface.streamRenderer(parsed),
+      response: reply.raw,
+      workflowId: prepared.workflowId,
+      route: prepared.route,
+      identity: (model) => identityOf(surface, prepared.workflowId, model),
+    });
+    // Set before the call starts: its first attempt may push before start() has even returned.
+    registration.onBatch = (batch) => streamed.accept(batch);
+    try {
+      streamed.finish(await waitForResult(await startForCaller(presence, prepared, registration)));
+    } catch (error) {
+      streamed.fail(withWorkflow(error, prepared.workflowId));
+    } finally {
+      // Fastify's onResponse hook still logs the hijacked response when it ends.
+      registration.close();
+    }
+  };
+
+  scope.post('/v1/chat/completions', (request, reply) => answerCall(openAISurface, request, reply));
+  scope.post('/v1/messages', (request, reply) => answerCall(anthropicSurface, request, reply));
+}

@@ -1,0 +1,85 @@
+// Gateway keys checked from the headers alone, before a body is read, and each key's cap on requests at once. Node side.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { StoredKey } from './gateway-key';
+import { GatewayError, GatewayErrorKind } from './gateway-error';
+import { sendGatewayError } from './error-reply';
+import type { KeyConcurrency } from './key-concurrency';
+import type { KeyStore } from './key-store';
+
+/** How long a caller over its key's cap is told to wait, in seconds: a slot frees when any of its calls ends. */
+const RETRY_AFTER_SECONDS = 1;
+
+/** One header's value (the first, when sent more than once). */
+export function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** OpenAI clients send `Authorization: Bearer`, Anthropic clients `x-api-key`: both work on both surfaces. */
+function presentedKey(request: FastifyRequest): string | undefined {
+  return (
+    /^Bearer\s+(\S+)$/i.exec(header(request, 'authorization') ?? '')?.[1] ?? header(request, 'x-api-key')
+  );
+}
+
+/** The stored key the request presents; throws the 401 otherwise. */
+function authenticate(keys: KeyStore, request: FastifyRequest): StoredKey {
+  const presented = presentedKey(request);
+  if (presented === undefined) {
+    throw new GatewayError(
+      'no API key: send a Switchyard gateway key as "Authorization: Bearer <key>" or "x-api-key"',
+      GatewayErrorKind.authentication,
+      'missing_api_key',
+    );
+  }
+  const key = keys.verify(presented);
+  if (!key) {
+    throw new GatewayError(
+      'invalid or revoked gateway key',
+      GatewayErrorKind.authentication,
+      'invalid_api_key',
+    );
+  }
+  return key;
+}
+
+const keyOfRequest = new WeakMap<FastifyRequest, StoredKey>();
+
+/** The key a request authenticated with; only for routes under {@link requireGatewayKey}. */
+export function gatewayKeyOf(request: FastifyRequest): StoredKey {
+  const key = keyOfRequest.get(request);
+  if (!key) throw new Error('gatewayKeyOf: the route is not behind requireGatewayKey');
+  return key;
+}
+
+/**
+ * Every route of `scope` needs a gateway key, checked in `onRequest`, from the headers alone: a request without
+ * a valid key, or over its key's cap of requests at once, is answered before a byte of its body is read (and
+ * its connection closed, so the body never is), so nobody without a key can make the gateway buffer or parse
+ * anything.
+ */
+export function requireGatewayKey(scope: FastifyInstance, keys: KeyStore, concurrency: KeyConcurrency): void {
+  scope.addHook('onRequest', async (request, reply) => {
+    let key: StoredKey;
+    try {
+      key = authenticate(keys, request);
+    } catch (error) {
+      return sendGatewayError(request, reply, error as GatewayError, { closeConnection: true });
+    }
+    const leave = concurrency.enter(key.id);
+    if (!leave) {
+      const refusal = new GatewayError(
+        `this key already has ${concurrency.limit} requests in flight, the most the gateway serves at once for ` +
+          'one key; send this one again when one of them has ended',
+        GatewayErrorKind.rateLimited,
+        'too_many_concurrent_requests',
+        { retryAfterSeconds: RETRY_AFTER_SECONDS },
+      );
+      return sendGatewayError(request, reply, refusal, { closeConnection: true });
+    }
+    // The response's close comes once whatever way the request ends: answered, failed, or its caller gone.
+    if (reply.raw.destroyed) leave();
+    else reply.raw.once('close', leave);
+    keyOfRequest.set(request, key);
+  });
+}
