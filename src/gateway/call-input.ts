@@ -6,6 +6,7 @@ import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-cal
 import { routedCallWorkflowId } from '../workflows/definitions';
 import { keyAllowsRoute, type StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
+import { applyKeyOutputCeiling, keyRefusal, type KeyPolicy } from './key-policy';
 import type { Surface, SurfaceRequest } from './surface';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -32,6 +33,8 @@ export function prepareCall(options: {
   readonly idempotencyKey: string | undefined;
   /** The routed call's whole-call deadline, in milliseconds. */
   readonly deadlineMs: number;
+  /** Rules every key is held to (a required budget scope). @default none */
+  readonly keyPolicy?: KeyPolicy;
 }): PreparedCall {
   const { parsed, key, config } = options;
   const route = parsed.route ?? config.defaultRoute;
@@ -52,6 +55,8 @@ export function prepareCall(options: {
       param: 'model',
     });
   }
+  const refusedKey = options.keyPolicy ? keyRefusal(key, options.keyPolicy) : undefined;
+  if (refusedKey) throw refusedKey;
   if (options.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(options.idempotencyKey)) {
     throw new GatewayError(
       'Idempotency-Key: 1-200 printable ASCII characters without spaces',
@@ -62,7 +67,7 @@ export function prepareCall(options: {
   }
   const value: RoutedCallInputValue = {
     route,
-    request: parsed.request,
+    request: applyKeyOutputCeiling(parsed.request, key),
     ...(key.budget !== undefined ? { budget: key.budget } : {}),
     deadlineMs: options.deadlineMs,
     stream: parsed.stream,

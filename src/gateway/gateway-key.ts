@@ -1,6 +1,7 @@
 // Gateway keys: their format, how one is made and how a presented one is checked against its stored hash. Node side.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { KeyLimitsSchema } from './key-policy';
 
 /** Every route of the config, present and future. */
 export const ALL_ROUTES = '*';
@@ -21,6 +22,8 @@ export const StoredKeySchema = z.object({
   budget: z.string().min(1).max(200).optional(),
   /** Free text for people (who holds it). */
   label: z.string().max(200).optional(),
+  /** The most output tokens one call with the key may ask for (see `key-policy.ts`). @default no ceiling */
+  maxOutputTokens: KeyLimitsSchema.shape.maxOutputTokens,
   /** ISO time it was made. */
   createdAt: z.string(),
   /** ISO time it was revoked; a revoked key is refused. */
