@@ -2,7 +2,13 @@
 import type { PayloadCodec } from '@temporalio/common';
 import type { RoutedCallInput } from '../config/routed-call-input';
 import { PayloadLimitCodec } from '../codec/payload-limit-codec';
-import { payloadLimitFromEnvironment, PayloadTooLargeError, TEMPORAL_LIMITS } from '../codec/payload-limits';
+import {
+  payloadLimitFromEnvironment,
+  PayloadTooLargeError,
+  STORE_REMEDY,
+  STORE_SETTING,
+  TEMPORAL_LIMITS,
+} from '../codec/payload-limits';
 import { PayloadStoreCodec } from '../codec/payload-store-codec';
 import { PAYLOAD_STORE_VARIABLES } from '../codec/payload-store-settings';
 
@@ -41,6 +47,22 @@ export function callInputSizeRulesFromEnvironment(
   };
 }
 
+/** Bytes of base64 the request's inline images and documents hold (tool results' images too). */
+export function inlineMediaBytes(request: RoutedCallInput['request']): number {
+  let bytes = 0;
+  for (const message of request.messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if ((part.type === 'image' || part.type === 'document') && part.data !== undefined)
+        bytes += part.data.length;
+      if (part.type === 'tool_result' && typeof part.content !== 'string') {
+        for (const inner of part.content) if (inner.type === 'image') bytes += inner.data?.length ?? 0;
+      }
+    }
+  }
+  return bytes;
+}
+
 /**
  * Throws {@link PayloadTooLargeError} for a call whose input cannot go through Temporal: without a payload store,
  * its JSON must fit the per-event limit less {@link CALL_INPUT_HEADROOM_BYTES}. `sizeBytes` is the input's JSON
@@ -51,6 +73,13 @@ export function checkCallInputSize(input: RoutedCallInput, rules: CallInputSizeR
   const limitBytes = rules.limitBytes - CALL_INPUT_HEADROOM_BYTES - ENVELOPE_BYTES;
   const sizeBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');
   if (sizeBytes <= limitBytes) return;
+  // "Shorten it" means little for a picture: say how much of the input its media are, and what else to do.
+  const mediaBytes = inlineMediaBytes(input.request);
+  const remedy =
+    mediaBytes > 0
+      ? `Its inline images and documents are ${mediaBytes.toLocaleString('en-US')} bytes of it (base64): ` +
+        `send images by https url instead, or ${STORE_SETTING}`
+      : STORE_REMEDY;
   throw new PayloadTooLargeError(
     "the routed call's input",
     sizeBytes,
@@ -58,5 +87,6 @@ export function checkCallInputSize(input: RoutedCallInput, rules: CallInputSizeR
     `Temporal refuses more than ${rules.limitBytes.toLocaleString('en-US')} bytes in one event ` +
       `(limit.blobSize.error), and a call keeps ${CALL_INPUT_HEADROOM_BYTES / 1024} KiB of it for what its ` +
       'attempts and record add',
+    remedy,
   );
 }

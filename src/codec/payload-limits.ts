@@ -27,10 +27,13 @@ export const PAYLOAD_LIMIT_VARIABLES = {
   limitBytes: 'SWITCHYARD_PAYLOAD_LIMIT_BYTES',
 } as const;
 
+/** How to take large payloads out of history: the setting that turns the payload store on. */
+export const STORE_SETTING =
+  'store large payloads outside history: set SWITCHYARD_PAYLOAD_STORE_DIR to a directory shared by the ' +
+  'workers and clients (README, "Large payloads")';
+
 /** What to do about a payload that is too large, when no payload store is configured. */
-export const STORE_REMEDY =
-  'Shorten it, or store large payloads outside history: set SWITCHYARD_PAYLOAD_STORE_DIR to a directory ' +
-  'shared by the workers and clients (README, "Large payloads")';
+export const STORE_REMEDY = `Shorten it, or ${STORE_SETTING}`;
 
 /** Payloads that Temporal would refuse, caught before anything is sent. */
 export class PayloadTooLargeError extends Error {

@@ -1,7 +1,8 @@
-// Large prompts and answers on a real dev server with its default limits (2 MiB per event, 4 MiB per gRPC message):
-// refused before anything starts without a payload store; with one, long-context calls work end to end, history
-// keeps only references, and with encryption on the store holds only ciphertext.
+// Large prompts, images and answers on a real dev server with its default limits (2 MiB per event, 4 MiB per gRPC
+// message): refused before anything starts without a payload store; with one, long-context calls work end to end,
+// history keeps only references, and with encryption on the store holds only ciphertext.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -114,6 +115,55 @@ function callInput(prompt: string, maxOutputTokens = 64) {
   };
 }
 
+/**
+ * A real PNG of random pixels (so it does not compress): `width` × `height` RGB, about three bytes a pixel. The
+ * fake, like the APIs, refuses bytes that are not the image type they claim.
+ */
+function randomPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const checksum = Buffer.alloc(4);
+    checksum.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, checksum]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bits per channel
+  header[9] = 2; // truecolour RGB
+  // Each row: filter type 0 (none), then its pixels.
+  const rows = Array.from({ length: height }, () =>
+    Buffer.concat([Buffer.from([0]), randomBytes(width * 3)]),
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(rows), { level: 1 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A call whose request asks about a PNG of about 3 MiB as base64 (1024 × 768 random pixels): over the event limit. */
+function imageCallInput(png: Buffer) {
+  return {
+    route: 'long',
+    request: {
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'image' as const, data: png.toString('base64'), mediaType: 'image/png' as const },
+            { type: 'text' as const, text: 'What is in this picture?' },
+          ],
+        },
+      ],
+      maxOutputTokens: 64,
+    },
+  };
+}
+
 async function expectNotStarted(workflowId: string): Promise<void> {
   await expect(context.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(
     WorkflowNotFoundError,
@@ -208,6 +258,54 @@ describe('without a payload store', () => {
     );
     expect(err).toContain('2,097,152 bytes in one event');
     await expectNotStarted(routedCallWorkflowId(idempotencyKey));
+  });
+
+  test('a call with a 3 MiB inline image is refused before anything is sent, naming the limit and the image', async () => {
+    const png = randomPng(1024, 768);
+    const input = imageCallInput(png);
+    expect(png.toString('base64').length).toBeGreaterThan(3 * 1024 * 1024);
+    const before = fake.requests.length;
+    const switchyard = new SwitchyardClient({
+      client: new Client({
+        connection: context.client.connection,
+        dataConverter: switchyardDataConverter({}),
+      }),
+      taskQueue: uniqueName('never-polled'),
+      config,
+    });
+    const idempotencyKey = uniqueName('image-too-large');
+    const refusal = await switchyard.start(input, { idempotencyKey }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(PayloadTooLargeError);
+    const { sizeBytes, limitBytes, message } = refusal as PayloadTooLargeError;
+    expect(sizeBytes).toBeGreaterThan(3 * 1024 * 1024);
+    expect(limitBytes).toBeLessThan(2 * 1024 * 1024);
+    expect(message).toContain('2,097,152 bytes in one event');
+    expect(message).toContain('SWITCHYARD_PAYLOAD_STORE_DIR');
+    // It says what makes the input large, and what to do about an image.
+    expect(message).toMatch(
+      /inline images and documents are 3,1\d\d,\d{3} bytes of it \(base64\): send images by https url/,
+    );
+    await expectNotStarted(routedCallWorkflowId(idempotencyKey));
+
+    // The CLI's --image says the same before it connects: exit 2.
+    const file = path.join(promptDirectory, 'noise.png');
+    writeFileSync(file, png);
+    const cliKey = uniqueName('cli-image-too-large');
+    const { code, err } = await run([
+      'call',
+      'What is in this picture?',
+      '--image',
+      file,
+      '--idempotency-key',
+      cliKey,
+      '--address',
+      temporalAddress(),
+    ]);
+    expect(code).toBe(ExitCode.usage);
+    expect(err).toMatch(/request too large: the routed call's input is 3,1\d\d,\d{3} bytes, over the limit/);
+    expect(err).toContain('send images by https url');
+    await expectNotStarted(routedCallWorkflowId(cliKey));
+    expect(fake.requests.length).toBe(before);
   });
 
   test('an answer too large for history fails its attempt with the size and the limit, and the record says so', async () => {
@@ -326,6 +424,67 @@ describe('with the payload store (and encryption)', () => {
       expect(value.request.messages[0]!.content === prompt).toBe(true);
     } finally {
       await server.close();
+    }
+  });
+
+  test('a 3 MiB inline image is served through the store: the provider gets its bytes intact, history a reference', async () => {
+    await terminateBreakers();
+    const taskQueue = uniqueName('large-image');
+    // No encryption here: what history and the store hold can then be searched for the image's bytes.
+    const imageDirectory = mkdtempSync(path.join(tmpdir(), 'switchyard-large-image-store-'));
+    const payloadStore = {
+      store: new FilesystemPayloadStore(imageDirectory),
+      thresholdBytes: THRESHOLD_BYTES,
+    };
+    const dataConverter = switchyardDataConverter({ payloadStore });
+    const worker = await createSwitchyardWorker({
+      config,
+      connection: context.nativeConnection,
+      taskQueue,
+      workflowBundle: bundle,
+      providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+      dataConverter,
+    });
+    const client = new Client({ connection: context.client.connection, dataConverter });
+    const switchyard = new SwitchyardClient({ client, taskQueue, config });
+    const png = randomPng(1024, 768);
+    const base64 = png.toString('base64');
+    // A stretch of random pixels' base64, found nowhere else.
+    const probe = base64.slice(base64.length / 2, base64.length / 2 + 64);
+    fake.script('gpt-long', { kind: 'answer', text: 'Noise, mostly.' });
+    const before = fake.requestsFor('gpt-long').length;
+    try {
+      const handle = await switchyard.start(imageCallInput(png));
+      const result = await worker.runUntil(handle.result());
+      expect(result.answer.text).toBe('Noise, mostly.');
+
+      // The provider received the image whole, as the data URL OpenAI takes, and its bytes decode to the PNG.
+      const received = fake.requestsFor('gpt-long').slice(before);
+      expect(received).toHaveLength(1);
+      const body = received[0]!.body as { messages: { content: { image_url?: { url: string } }[] }[] };
+      const url = body.messages.at(-1)!.content[0]!.image_url!.url;
+      expect(url.startsWith('data:image/png;base64,')).toBe(true);
+      expect(Buffer.from(url.slice('data:image/png;base64,'.length), 'base64').equals(png)).toBe(true);
+
+      // History holds references to the store where the request went, and never the image's bytes.
+      const history = await context.client.workflow.getHandle(handle.workflowId).fetchHistory();
+      const payloads = payloadsOf(history);
+      const references = payloads.filter(({ payload }) => isReferencePayload(payload));
+      expect(
+        references.some(({ path: where }) => where.includes('workflowExecutionStartedEventAttributes')),
+      ).toBe(true);
+      expect(
+        references.some(({ path: where }) => where.includes('activityTaskScheduledEventAttributes')),
+      ).toBe(true);
+      for (const { payload } of payloads) expect(Buffer.from(payload.data!).includes(probe)).toBe(false);
+      expect(temporal.api.history.v1.History.encode(history).finish().length).toBeLessThan(200_000);
+      // The store holds them.
+      const stored = readdirSync(imageDirectory, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => readFileSync(path.join(entry.parentPath, entry.name)));
+      expect(stored.some((bytes) => bytes.includes(probe))).toBe(true);
+    } finally {
+      rmSync(imageDirectory, { recursive: true, force: true });
     }
   });
 
