@@ -13,6 +13,7 @@ const ERROR_TYPES: Readonly<Record<GatewayError['kind'], string>> = {
   authentication: 'authentication_error',
   permission: 'permission_error',
   not_found: 'not_found_error',
+  conflict: 'invalid_request_error',
   request_too_large: 'request_too_large',
   rate_limited: 'rate_limit_error',
   budget: 'billing_error',

@@ -1,5 +1,5 @@
 // What a gateway request can fail with, surface-neutral: kind, HTTP status, and the routed call behind it. Node side.
-import { InvalidRequestError, RoutedCallError } from '../client/errors';
+import { IdempotencyConflictError, InvalidRequestError, RoutedCallError } from '../client/errors';
 import type { RoutingRecord } from '../routing/routing-record';
 
 /** A failure's kind decides the HTTP status and each surface's error type. */
@@ -8,6 +8,8 @@ export const GatewayErrorKind = {
   authentication: 'authentication',
   permission: 'permission',
   notFound: 'not_found',
+  /** The request clashes with an earlier one (an Idempotency-Key reused with another body). */
+  conflict: 'conflict',
   requestTooLarge: 'request_too_large',
   /** Too many requests at once for one key: wait `retry-after` and send it again. */
   rateLimited: 'rate_limited',
@@ -26,6 +28,7 @@ export const STATUS_OF_KIND: Readonly<Record<GatewayErrorKind, number>> = {
   authentication: 401,
   permission: 403,
   not_found: 404,
+  conflict: 409,
   request_too_large: 413,
   rate_limited: 429,
   budget: 402,
@@ -98,6 +101,16 @@ export function toGatewayError(error: unknown, nowMs: number = Date.now()): Gate
     return new GatewayError(error.message, GatewayErrorKind.invalidRequest, 'InvalidRequest', {
       param: error.field,
     });
+  }
+  // The caller's own key, reused: the call it names was started with another request. Our words: the client's
+  // message names the routed call's key, which holds the gateway key's id.
+  if (error instanceof IdempotencyConflictError) {
+    return new GatewayError(
+      'Idempotency-Key was already used with a different request; use a new key for a new request',
+      GatewayErrorKind.conflict,
+      'idempotency_key_reused',
+      { param: 'Idempotency-Key', workflowId: error.workflowId },
+    );
   }
   // The client's own size check (a payload too large for Temporal) names the limit in its message: our words.
   if ((error as Error | undefined)?.name === 'PayloadTooLargeError') {

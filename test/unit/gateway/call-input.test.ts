@@ -1,9 +1,11 @@
 // The gateway's call preparation: what a key may learn about routes, and refusals of the caller's own making.
+import { IdempotencyConflictError } from '../../../src/client/errors';
 import { parseConfig } from '../../../src/config/load-config';
 import { MAX_JSON_SCHEMA_DEPTH } from '../../../src/config/request';
 import { prepareCall } from '../../../src/gateway/call-input';
 import { GatewayError, toGatewayError } from '../../../src/gateway/gateway-error';
 import type { StoredKey } from '../../../src/gateway/gateway-key';
+import { anthropicSurface } from '../../../src/gateway/anthropic-surface';
 import { openAISurface } from '../../../src/gateway/openai-surface';
 import type { SurfaceRequest } from '../../../src/gateway/surface';
 import { TEST_CONFIG } from '../cli/cli-test-io';
@@ -130,3 +132,21 @@ function chain(levels: number): unknown {
   for (let level = 3; level <= levels; level += 1) value = level % 2 === 0 ? { next: value } : [value];
   return value;
 }
+
+test("an Idempotency-Key reused with another body is a 409 in each surface's shape, without the call's key", () => {
+  const error = toGatewayError(
+    new IdempotencyConflictError(
+      'idempotency key "gw-0123456789ab-k1" was already used',
+      'gw-0123456789ab-k1',
+      'w-1',
+    ),
+  );
+  expect(error.status).toBe(409);
+  expect(error.code).toBe('idempotency_key_reused');
+  expect(error.context.param).toBe('Idempotency-Key');
+  expect(error.message).not.toContain('0123456789ab');
+  expect(openAISurface.errorBody(error)).toMatchObject({
+    error: { type: 'invalid_request_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' },
+  });
+  expect(anthropicSurface.errorBody(error)).toMatchObject({ error: { type: 'invalid_request_error' } });
+});
