@@ -1,22 +1,17 @@
-// The gateway's `/healthz` answer: up, and whether its key file can be read. Node side.
-import type { FastifyReply } from 'fastify';
+// The key file's part of the gateway's `/healthz` answer: whether the keys in force are the file's. Node side.
 import type { KeysFileHealth, KeyStore } from './key-store';
 
-/** The body of `/healthz`. No key is needed to read it, so it holds no path and no text of the file. */
-export interface GatewayHealth {
-  /** False once the gateway refuses every key: it cannot serve anyone. */
-  readonly ok: boolean;
-  readonly keys: KeysFileHealth;
-}
+/** A `/healthz` body as the server builds it: `ok`, and a field per check. */
+export type HealthBody = { ok: boolean } & Record<string, unknown>;
 
-/** The gateway's health; `ok` stays true while the keys last read still serve (`keys.status` is `stale`). */
-export function gatewayHealth(keys: KeyStore): GatewayHealth {
-  const health = keys.health();
-  return { ok: health.status !== 'unreadable', keys: health };
-}
-
-/** Answers `/healthz`: 200 while keys can be served, 503 once every key is refused, so a balancer can tell. */
-export function sendGatewayHealth(reply: FastifyReply, keys: KeyStore): FastifyReply {
-  const health = gatewayHealth(keys);
-  return reply.code(health.ok ? 200 : 503).send(health);
+/**
+ * Adds `keys` (status, and what is wrong with the file while it is broken) to a `/healthz` body; turns `ok`
+ * false once every key is refused, so a balancer takes a gateway that can serve no one out of rotation. The
+ * body needs no key to read: it holds no path and no text of the file.
+ */
+export function addKeysHealth(health: HealthBody, keys: KeyStore): KeysFileHealth {
+  const keysHealth = keys.health();
+  health.keys = keysHealth;
+  if (keysHealth.status === 'unreadable') health.ok = false;
+  return keysHealth;
 }
