@@ -34,7 +34,7 @@ const NODE_BUILTINS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.temporal/', '.bench/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'dist/', '.temporal/', '.bench/', '.venv/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
