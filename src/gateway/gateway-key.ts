@@ -39,7 +39,7 @@ function sha256Hex(text: string): string {
 
 /** A new key and what to store of it. */
 export function makeGatewayKey(
-  scope: Pick<StoredKey, 'routes' | 'budget' | 'label'>,
+  scope: Pick<StoredKey, 'routes' | 'budget' | 'label' | 'maxOutputTokens'>,
   now: Date = new Date(),
 ): { readonly key: string; readonly stored: StoredKey } {
   const id = randomBytes(6).toString('hex');
@@ -52,6 +52,7 @@ export function makeGatewayKey(
       routes: scope.routes,
       ...(scope.budget !== undefined ? { budget: scope.budget } : {}),
       ...(scope.label !== undefined ? { label: scope.label } : {}),
+      ...(scope.maxOutputTokens !== undefined ? { maxOutputTokens: scope.maxOutputTokens } : {}),
       createdAt: now.toISOString(),
     }),
   };

@@ -2,7 +2,7 @@
 import { parseConfig } from '../../../src/config/load-config';
 import { prepareCall } from '../../../src/gateway/call-input';
 import { GatewayError } from '../../../src/gateway/gateway-error';
-import { StoredKeySchema, type StoredKey } from '../../../src/gateway/gateway-key';
+import { makeGatewayKey, StoredKeySchema, type StoredKey } from '../../../src/gateway/gateway-key';
 import {
   applyKeyOutputCeiling,
   checkKeysAgainstPolicy,
@@ -55,6 +55,8 @@ describe('output ceiling', () => {
   test("the keys file keeps a key's ceiling", () => {
     expect(key({ maxOutputTokens: 300 }).maxOutputTokens).toBe(300);
     expect(() => key({ maxOutputTokens: 0 })).toThrow();
+    expect(makeGatewayKey({ routes: ['*'], maxOutputTokens: 500 }).stored.maxOutputTokens).toBe(500);
+    expect(makeGatewayKey({ routes: ['*'] }).stored).not.toHaveProperty('maxOutputTokens');
   });
 
   test('a request over the ceiling is a 400 naming max_tokens, not cut down', () => {
