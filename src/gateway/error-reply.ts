@@ -15,8 +15,8 @@ export function surfaceOfUrl(url: string): Surface {
 
 export interface ErrorReplyOptions {
   /**
-   * Ends the connection after the response: for a request refused before its body was read, so the body is
-   * never read (on a kept-alive connection Node would read and discard all of it). @default false
+   * Ends the connection after the response: for a request refused while its body is still arriving, so the rest
+   * is never received (on a kept-alive connection Node would read and discard all of it). @default false
    */
   readonly closeConnection?: boolean;
 }

@@ -54,9 +54,9 @@ export function gatewayKeyOf(request: FastifyRequest): StoredKey {
 
 /**
  * Every route of `scope` needs a gateway key, checked in `onRequest`, from the headers alone: a request without
- * a valid key, or over its key's cap of requests at once, is answered before a byte of its body is read (and
- * its connection closed, so the body never is), so nobody without a key can make the gateway buffer or parse
- * anything.
+ * a valid key, or over its key's cap of requests at once, is answered before its body is read, and when the body
+ * has not all arrived its connection is closed so the rest never is: nobody without a key can make the gateway
+ * buffer, parse or even receive a body.
  */
 export function requireGatewayKey(scope: FastifyInstance, keys: KeyStore, concurrency: KeyConcurrency): void {
   scope.addHook('onRequest', async (request, reply) => {
@@ -64,7 +64,9 @@ export function requireGatewayKey(scope: FastifyInstance, keys: KeyStore, concur
     try {
       key = authenticate(keys, request);
     } catch (error) {
-      return sendGatewayError(request, reply, error as GatewayError, { closeConnection: true });
+      return sendGatewayError(request, reply, error as GatewayError, {
+        closeConnection: !request.raw.complete,
+      });
     }
     const leave = concurrency.enter(key.id);
     if (!leave) {
@@ -75,7 +77,7 @@ export function requireGatewayKey(scope: FastifyInstance, keys: KeyStore, concur
         'too_many_concurrent_requests',
         { retryAfterSeconds: RETRY_AFTER_SECONDS },
       );
-      return sendGatewayError(request, reply, refusal, { closeConnection: true });
+      return sendGatewayError(request, reply, refusal, { closeConnection: !request.raw.complete });
     }
     // The response's close comes once whatever way the request ends: answered, failed, or its caller gone.
     if (reply.raw.destroyed) leave();

@@ -22,12 +22,13 @@ export async function registerRelayRoute(app: FastifyInstance, hub: RelayHub): P
       `${RELAY_PATH}/:relayId`,
       {
         bodyLimit: RELAY_BODY_LIMIT_BYTES,
-        // An unknown id or a wrong token is refused from the headers; the connection is closed, so whoever sent
-        // it cannot make the gateway read its body.
+        // An unknown id or a wrong token is refused from the headers; with its body still arriving the connection
+        // is closed, so whoever sent it cannot make the gateway read the body.
         onRequest: async (request, reply) => {
           const refused = hub.refusal(request.params.relayId, request.headers.authorization);
           if (refused === undefined) return;
-          return reply.code(refused).header('connection', 'close').send({ status: refused });
+          if (!request.raw.complete) void reply.header('connection', 'close');
+          return reply.code(refused).send({ status: refused });
         },
       },
       async (request, reply) => {

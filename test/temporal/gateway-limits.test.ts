@@ -252,17 +252,26 @@ describe('bounds', () => {
           });
         const first = await open();
         const second = await open();
-        expect(await health(first)).toMatch(/^HTTP\/1\.1 200/);
-        const third = await open();
-        expect(await health(third)).toBe('');
-        first.destroy();
-        await eventually(
-          'a connection is taken again once one closes',
-          async () => health(await open()),
-          (text) => text.startsWith('HTTP/1.1 200'),
-          { timeoutMs: 10_000 },
-        );
-        second.destroy();
+        const extra: Socket[] = [];
+        try {
+          expect(await health(first)).toMatch(/^HTTP\/1\.1 200/);
+          const third = await open();
+          extra.push(third);
+          expect(await health(third)).toBe('');
+          first.destroy();
+          await eventually(
+            'a connection is taken again once one closes',
+            async () => {
+              const socket = await open();
+              extra.push(socket);
+              return health(socket);
+            },
+            (text) => text.startsWith('HTTP/1.1 200'),
+            { timeoutMs: 10_000 },
+          );
+        } finally {
+          for (const socket of [first, second, ...extra]) socket.destroy();
+        }
       },
       { maxConnections: 2 },
     );
@@ -285,31 +294,33 @@ describe('bounds', () => {
           (count) => count === 2,
         );
 
-        const overOpenAI = await openai.chat.completions
-          .create({ model: 'reverse', messages: hello })
-          .catch((error: unknown) => error);
-        expect(overOpenAI).toBeInstanceOf(OpenAI.RateLimitError);
-        const openaiError = overOpenAI as InstanceType<typeof OpenAI.RateLimitError>;
-        expect(openaiError.headers.get('retry-after')).toBe('1');
-        expect(openaiError.error).toMatchObject({
-          type: 'rate_limit_exceeded',
-          code: 'too_many_concurrent_requests',
-        });
-        const overAnthropic = await anthropic.messages
-          .create({ model: 'reverse', max_tokens: 16, messages: hello })
-          .catch((error: unknown) => error);
-        expect(overAnthropic).toBeInstanceOf(Anthropic.RateLimitError);
-        expect((overAnthropic as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({
-          type: 'error',
-          error: { type: 'rate_limit_error', code: 'too_many_concurrent_requests' },
-        });
+        try {
+          const overOpenAI = await openai.chat.completions
+            .create({ model: 'reverse', messages: hello })
+            .catch((error: unknown) => error);
+          expect(overOpenAI).toBeInstanceOf(OpenAI.RateLimitError);
+          const openaiError = overOpenAI as InstanceType<typeof OpenAI.RateLimitError>;
+          expect(openaiError.headers.get('retry-after')).toBe('1');
+          expect(openaiError.error).toMatchObject({
+            type: 'rate_limit_exceeded',
+            code: 'too_many_concurrent_requests',
+          });
+          const overAnthropic = await anthropic.messages
+            .create({ model: 'reverse', max_tokens: 16, messages: hello })
+            .catch((error: unknown) => error);
+          expect(overAnthropic).toBeInstanceOf(Anthropic.RateLimitError);
+          expect((overAnthropic as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({
+            type: 'error',
+            error: { type: 'rate_limit_error', code: 'too_many_concurrent_requests' },
+          });
 
-        const other = sdkClients(gateway.url, makeKey({ routes: ['*'] })).openai;
-        const answer = await other.chat.completions.create({ model: 'reverse', messages: hello });
-        expect(answer.choices[0]!.message.content).toBe('quick');
-
-        abort.abort();
-        await Promise.all(held);
+          const other = sdkClients(gateway.url, makeKey({ routes: ['*'] })).openai;
+          const answer = await other.chat.completions.create({ model: 'reverse', messages: hello });
+          expect(answer.choices[0]!.message.content).toBe('quick');
+        } finally {
+          abort.abort();
+          await Promise.all(held);
+        }
         await eventually(
           'the key has room again once its requests ended',
           () =>
@@ -329,7 +340,6 @@ describe('bounds', () => {
 describe('body limit', () => {
   test('without a payload store the limit is the Temporal payload limit, and a larger body is a 413 saying how to raise it', async () => {
     await harness.withGateway(async ({ gateway, openai, anthropic }) => {
-      expect(gateway.bodyLimitBytes).toBe(2 * MiB);
       const large = 'x'.repeat(2.5 * MiB);
       const overOpenAI = await openai.chat.completions
         .create({ model: 'support', messages: [{ role: 'user', content: large }] })
@@ -350,6 +360,7 @@ describe('body limit', () => {
         type: 'error',
         error: { type: 'request_too_large', code: 'request_too_large' },
       });
+      expect(gateway.bodyLimitBytes).toBe(2 * MiB);
     });
     expect(harness.fake.requests).toHaveLength(0);
   });
@@ -377,13 +388,13 @@ describe('body limit', () => {
           dataConverter,
         },
         async ({ gateway, key }) => {
-          expect(gateway.bodyLimitBytes).toBe(32 * MiB);
           const { openai } = sdkClients(gateway.url, key);
           const answer = await openai.chat.completions.create({
             model: 'long',
             messages: [{ role: 'user', content: 'w '.repeat(2.5 * MiB) }],
           });
           expect(answer.choices[0]!.message.content).toBe('read it all');
+          expect(gateway.bodyLimitBytes).toBe(32 * MiB);
         },
       );
     } finally {
