@@ -47,17 +47,35 @@ function withWorkflow(error: unknown, workflowId: string): GatewayError {
       });
 }
 
+export interface CallRoutes {
+  /**
+   * Stops waiting for calls (each goes on in Temporal, its caller told so with a 503), so that no wait on the
+   * Temporal connection outlives the gateway. For after the server closed.
+   */
+  stopWaiting(): void;
+}
+
 /** `POST /v1/chat/completions` and `POST /v1/messages`, on a scope whose requests carry a checked key. */
-export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): void {
+export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): CallRoutes {
   const { switchyard, config, hub, callTimeoutMs } = options;
+  const closing = new AbortController();
 
   /** Waits for the call within the request's time; a call still running after it is a 504 that names it. */
   const waitForResult = async (handle: RoutedCallHandle): Promise<RoutedCallResult> => {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), callTimeoutMs + WAIT_GRACE_MS);
     try {
-      return await switchyard.temporal.withAbortSignal(abort.signal, () => handle.result());
+      const signal = AbortSignal.any([abort.signal, closing.signal]);
+      return await switchyard.temporal.withAbortSignal(signal, () => handle.result());
     } catch (error) {
+      if (closing.signal.aborted) {
+        throw new GatewayError(
+          `the gateway is shutting down; the call goes on as workflow ${handle.workflowId}`,
+          GatewayErrorKind.unavailable,
+          'GatewayClosing',
+          { workflowId: handle.workflowId },
+        );
+      }
       if (!abort.signal.aborted) throw error;
       throw new GatewayError(
         `the call did not end within ${Math.round((callTimeoutMs + WAIT_GRACE_MS) / 1000)} s; it goes on as ` +
@@ -153,4 +171,5 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
 
   scope.post('/v1/chat/completions', (request, reply) => answerCall(openAISurface, request, reply));
   scope.post('/v1/messages', (request, reply) => answerCall(anthropicSurface, request, reply));
+  return { stopWaiting: () => closing.abort() };
 }

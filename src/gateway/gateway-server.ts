@@ -4,7 +4,7 @@ import { callInputSizeRules } from '../client/call-input-size';
 import type { SwitchyardClient } from '../client/switchyard-client';
 import type { Config } from '../config/config';
 import { bodyLimitOf } from './body-limit';
-import { registerCallRoutes } from './call-routes';
+import { registerCallRoutes, type CallRoutes } from './call-routes';
 import { answerErrorsInSurfaceShape } from './error-reply';
 import { requireGatewayKey } from './gateway-authentication';
 import { addKeysHealth } from './gateway-health';
@@ -150,9 +150,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const concurrency = new KeyConcurrency(
     options.maxConcurrentRequestsPerKey ?? DEFAULT_MAX_CONCURRENT_REQUESTS_PER_KEY,
   );
+  let callRoutes: CallRoutes | undefined;
   await app.register(async (scope) => {
     requireGatewayKey(scope, keys, concurrency);
-    registerCallRoutes(scope, {
+    callRoutes = registerCallRoutes(scope, {
       switchyard,
       config,
       hub,
@@ -193,7 +194,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return hub.size;
     },
     close: async () => {
+      // Requests in flight end first; streams whose caller left may still wait for their call.
       await Promise.all([app.close(), ownRelayListener ? relayApp.close() : undefined]);
+      callRoutes?.stopWaiting();
     },
   };
 }
