@@ -6,6 +6,7 @@ import type { Config } from '../config/config';
 import type { RoutedCallResult } from '../routing/routing-record';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall, type PreparedCall } from './call-input';
+import type { KeyPolicy } from './key-policy';
 import { CallerPresence } from './caller-presence';
 import { gatewayKeyOf, header } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
@@ -26,6 +27,8 @@ export interface CallRoutesOptions {
   readonly callTimeoutMs: number;
   /** Learns each request's workflow id, for the request log. */
   readonly onWorkflow: (request: FastifyRequest, workflowId: string) => void;
+  /** Rules every key is held to on every request (a required budget scope). @default none */
+  readonly keyPolicy?: KeyPolicy;
 }
 
 function identityOf(surface: Surface, workflowId: string, model: string): ResponseIdentity {
@@ -125,6 +128,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       config,
       idempotencyKey: header(request, 'idempotency-key'),
       deadlineMs: callTimeoutMs,
+      ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });
     options.onWorkflow(request, prepared.workflowId);
     const presence = new CallerPresence(reply.raw);

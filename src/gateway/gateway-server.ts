@@ -11,6 +11,7 @@ import { addKeysHealth } from './gateway-health';
 import { ALL_ROUTES, type StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { KeyConcurrency } from './key-concurrency';
+import type { KeyPolicy } from './key-policy';
 import type { KeyStore } from './key-store';
 import { registerModelsRoute } from './models-route';
 import { RelayHub } from './relay-hub';
@@ -22,6 +23,8 @@ export interface GatewayOptions {
   /** The routes (and default route) the gateway offers. */
   readonly config: Config;
   readonly keys: KeyStore;
+  /** Rules every key is held to on every request, so a key added by hand cannot slip past them. @default none */
+  readonly keyPolicy?: KeyPolicy;
   /** Address to bind. @default '127.0.0.1' */
   readonly host?: string;
   /** TCP port; 0 picks a free one. @default 4000 */
@@ -159,6 +162,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       hub,
       callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       onWorkflow: (request, workflowId) => workflowOf.set(request, workflowId),
+      ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });
     registerModelsRoute(scope, config);
   });

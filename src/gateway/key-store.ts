@@ -165,7 +165,10 @@ export class KeyStore {
    * Makes a key, stores its hash, checks the file holds it, and returns the key text: the only time it is
    * ever shown. Throws `KeyChangeError` when it could not be stored (the key is then shown nowhere).
    */
-  create(scope: Pick<StoredKey, 'routes' | 'budget' | 'label'>): { key: string; stored: StoredKey } {
+  create(scope: Pick<StoredKey, 'routes' | 'budget' | 'label' | 'maxOutputTokens'>): {
+    key: string;
+    stored: StoredKey;
+  } {
     let made = makeGatewayKey(scope);
     const result = changeKeyFile(
       this.file,

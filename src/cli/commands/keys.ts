@@ -2,7 +2,7 @@
 import type { Command } from '../command';
 import { UsageError } from '../cli-errors';
 import { ExitCode } from '../exit-codes';
-import { nonEmptyFlag } from '../flag-values';
+import { nonEmptyFlag, positiveIntegerFlag } from '../flag-values';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
@@ -22,6 +22,11 @@ const KEY_FLAGS = {
     description: 'budget scope its calls are charged to (create)',
   },
   label: { type: 'string', valueName: '<text>', description: 'who holds it, for people (create)' },
+  'max-output-tokens': {
+    type: 'string',
+    valueName: '<n>',
+    description: 'the most output tokens one call with the key may ask for; more is refused (create)',
+  },
   json: { type: 'boolean', description: 'print JSON (create, list)' },
   ...KEYS_FLAG,
 } as const satisfies FlagTable;
@@ -30,7 +35,7 @@ const FLAGS = { ...KEY_FLAGS, ...GLOBAL_FLAGS } satisfies FlagTable;
 
 const HELP = renderHelp({
   usage: [
-    'switchyard keys create --routes <name>[,<name>…] [--budget <scope>] [--label <text>]',
+    'switchyard keys create --routes <name>[,<name>…] [--budget <scope>] [--label <text>] [--max-output-tokens <n>]',
     'switchyard keys list [--json]',
     'switchyard keys revoke <id>',
   ],
@@ -96,10 +101,22 @@ export const keysCommand: Command = {
         const routes = readRoutes(stringFlag(parsed, 'routes'), known);
         const budget = nonEmptyFlag('budget', stringFlag(parsed, 'budget'));
         const label = stringFlag(parsed, 'label');
+        const maxOutputTokens = positiveIntegerFlag(
+          'max-output-tokens',
+          stringFlag(parsed, 'max-output-tokens'),
+        );
+        const { keyCreationProblem, keyPolicyFromEnvironment } =
+          require('../../gateway/key-policy') as typeof import('../../gateway/key-policy');
+        const problem = keyCreationProblem(
+          budget !== undefined ? { budget } : {},
+          keyPolicyFromEnvironment(),
+        );
+        if (problem) throw new UsageError(problem);
         const { key, stored } = store.create({
           routes,
           ...(budget !== undefined ? { budget } : {}),
           ...(label !== undefined ? { label } : {}),
+          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
         });
         if (json) io.stdout.write(`${JSON.stringify({ key, ...withoutHash(stored) }, null, 2)}\n`);
         else io.stdout.write(`${key}\n`);

@@ -152,7 +152,18 @@ export const serveCommand: Command = {
       require('../../client/switchyard-client') as typeof import('../../client/switchyard-client');
     const { connectSwitchyard } = require('../connect-temporal') as typeof import('../connect-temporal');
     const config = loadConfig(globals.configFile);
+    const { checkKeysAgainstPolicy, keyPolicyFromEnvironment, KeyPolicyError } =
+      require('../../gateway/key-policy') as typeof import('../../gateway/key-policy');
     const keys = new KeyStore(keysFile !== undefined ? { file: keysFile } : {});
+    let keyPolicy;
+    try {
+      keyPolicy = keyPolicyFromEnvironment();
+      // Checked at start for every key at once; each request is checked again, so a later edit cannot slip by.
+      checkKeysAgainstPolicy(keys.list(), keyPolicy);
+    } catch (error) {
+      if (error instanceof KeyPolicyError) throw new UsageError(error.message);
+      throw error;
+    }
     const active = keys.list().filter((key) => key.revokedAt === undefined).length;
 
     const connection = await connectSwitchyard(globals);
@@ -166,6 +177,7 @@ export const serveCommand: Command = {
         }),
         config,
         keys,
+        keyPolicy,
         host,
         ...(port !== undefined ? { port } : {}),
         ...(relayUrl !== undefined ? { relayUrl } : {}),

@@ -66,3 +66,31 @@ test.each([
   expect(code).toBe(ExitCode.usage);
   expect(err).toContain(message);
 });
+
+test('with every key required to carry a budget, create without one is refused; a ceiling on output is stored', async () => {
+  const { keys, flags } = files();
+  process.env.SWITCHYARD_GATEWAY_REQUIRE_BUDGET = '1';
+  try {
+    const refused = await run(['keys', 'create', '--routes', 'support', ...flags]);
+    expect(refused.code).toBe(ExitCode.usage);
+    expect(refused.err).toContain('--budget is required');
+    const made = await run([
+      'keys',
+      'create',
+      '--routes',
+      'support',
+      '--budget',
+      'team-a',
+      '--max-output-tokens',
+      '256',
+      ...flags,
+    ]);
+    expect(made.code).toBe(ExitCode.ok);
+    expect(new KeyStore({ file: keys }).verify(made.out.trim())).toMatchObject({
+      budget: 'team-a',
+      maxOutputTokens: 256,
+    });
+  } finally {
+    delete process.env.SWITCHYARD_GATEWAY_REQUIRE_BUDGET;
+  }
+});
