@@ -1,6 +1,7 @@
 // Pushes a streamed attempt's output to the gateway's relay as it arrives, in order, one push at a time. Worker side.
 import { RelayReply, type RelayBatch, type RelayTarget } from '../config/relay';
 import type { OutputDelta } from '../providers/types';
+import { takePush } from './relay-batches';
 import { RELAY_ORIGINS_VARIABLE, relayOriginAllowed } from './relay-origins';
 
 /** How long one push may take before the relay counts as unreachable, in milliseconds. */
@@ -31,7 +32,8 @@ export interface RelayEvents {
 
 /**
  * One attempt's side of the relay. Pieces are pushed as they come; while one push is in flight the next ones
- * gather and go together, so a slow relay batches instead of falling behind, and the order always holds.
+ * gather and go together (in pushes the relay's body limit takes), so a slow relay batches instead of falling
+ * behind, and the order always holds.
  * A relay that is gone or unreachable is dropped and the attempt goes on: its answer still reaches the
  * workflow, and a caller who comes back with the same Idempotency-Key gets it.
  */
@@ -74,11 +76,7 @@ export class RelayPusher {
   }
 
   private async drain(): Promise<void> {
-    while (this.pending.length > 0 && !this.stopped) {
-      const deltas = this.pending;
-      this.pending = [];
-      await this.send(deltas);
-    }
+    while (this.pending.length > 0 && !this.stopped) await this.send(takePush(this.pending));
     this.pending = [];
     this.sending = undefined;
   }

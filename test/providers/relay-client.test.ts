@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { MAX_PUSH_BYTES } from '../../src/activities/relay-batches';
 import { RelayPusher } from '../../src/activities/relay-client';
 import {
   relayOriginAllowed,
@@ -190,4 +191,37 @@ test('SWITCHYARD_RELAY_ORIGINS: unset allows any relay; entries must be bare ori
         `SWITCHYARD_RELAY_ORIGINS entry "${bad}" is not an origin: write http(s)://host[:port], e.g. http://gateway.internal:4000, comma-separated`,
       ),
     );
+});
+
+test('a large gathering of pieces goes in pushes the relay takes, and joins back exactly', async () => {
+  const relay = await startGatewayRelay(() => 200, 40);
+  try {
+    const pusher = new RelayPusher({ url: relay.url, token }, identity);
+    // A tool input of 2 MiB, with a character outside the BMP at every cut a naive split might make.
+    const big = '😀'.repeat(300_000) + 'x'.repeat(700_000);
+    pusher.push({ type: 'text', text: 'first ' });
+    pusher.push({ type: 'tool_call', index: 0, id: 'call_1', name: 'write_file', arguments: big });
+    pusher.push({ type: 'reasoning', index: 0, text: 'y'.repeat(200_000), signature: 'sig' });
+    await pusher.flush();
+    const bodies = relay.batches.map((batch) => Buffer.byteLength(JSON.stringify(batch)));
+    expect(Math.max(...bodies)).toBeLessThan(MAX_PUSH_BYTES + 1024);
+    const deltas = relay.batches.flatMap((batch) => batch.deltas);
+    const tool = deltas.filter((delta) => delta.type === 'tool_call');
+    expect(tool[0]).toMatchObject({ id: 'call_1', name: 'write_file' });
+    expect(tool.slice(1).every((delta) => !('id' in delta) && !('name' in delta))).toBe(true);
+    // Compared as a boolean: a mismatch of 2 MiB would drown the report.
+    expect(tool.map((delta) => (delta.type === 'tool_call' ? delta.arguments : '')).join('') === big).toBe(
+      true,
+    );
+    const reasoning = deltas.filter((delta) => delta.type === 'reasoning');
+    expect(reasoning.map((delta) => (delta.type === 'reasoning' ? delta.text : '')).join('')).toBe(
+      'y'.repeat(200_000),
+    );
+    expect(reasoning.filter((delta) => delta.type === 'reasoning' && delta.signature === 'sig')).toEqual([
+      reasoning[reasoning.length - 1],
+    ]);
+    expect(relay.batches.map((batch) => batch.sequence)).toEqual(relay.batches.map((_, index) => index));
+  } finally {
+    await relay.close();
+  }
 });

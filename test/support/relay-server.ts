@@ -16,10 +16,11 @@ export async function startGatewayRelay(status: () => number, delayMs: number): 
   const batches: RelayBatch[] = [];
   const authorizations: (string | undefined)[] = [];
   const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    // Bytes first, text once whole: a character's UTF-8 bytes may be split across two chunks.
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      batches.push(JSON.parse(body) as RelayBatch);
+      batches.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as RelayBatch);
       authorizations.push(request.headers.authorization);
       void delay(delayMs).then(() => response.writeHead(status()).end());
     });
