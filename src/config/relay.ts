@@ -37,6 +37,7 @@ export const OutputDeltaSchema = z.discriminatedUnion('type', [
     type: z.literal('reasoning'),
     index: z.number().int().min(0).max(1_000),
     text: z.string(),
+    origin: z.enum(['openai', 'anthropic', 'openai-compatible']).optional(),
     signature: z.string().optional(),
     redactedData: z.string().optional(),
   }),

@@ -1,5 +1,5 @@
 // A routed call's answer in Anthropic Messages shapes: content blocks, usage, stop reason, and the stream's events. Node side.
-import type { ReasoningPart } from '../config/request';
+import type { ProviderKind, ReasoningPart } from '../config/request';
 import type { OutputDelta, UnifiedFinishReason } from '../providers/types';
 import { thinkingOrigin } from './anthropic-thinking-origin';
 import type { GatewayError } from './gateway-error';
@@ -62,7 +62,13 @@ export function answerContent(answer: Answer): Record<string, unknown>[] {
 type OpenBlock =
   | { readonly index: number; readonly kind: 'text' }
   | { readonly index: number; readonly kind: 'tool'; readonly of: number }
-  | { readonly index: number; readonly kind: 'thinking'; readonly of: number; signature?: string }
+  | {
+      readonly index: number;
+      readonly kind: 'thinking';
+      readonly of: number;
+      readonly origin?: ProviderKind;
+      signature?: string;
+    }
   | { readonly index: number; readonly kind: 'redacted'; readonly of: number };
 
 /**
@@ -86,13 +92,15 @@ export class AnthropicStreamRenderer implements StreamRenderer {
     this.block = undefined;
     let text = '';
     if (block.kind === 'thinking') {
-      // A streamed signature came from the only kind that signs its thinking (Anthropic); a block without one
-      // is someone else's reasoning, marked so that it is never sent to Anthropic as signed. The stream does
-      // not say which kind that was, so the mark names none.
-      const signature =
-        block.signature !== undefined
-          ? thinkingOrigin.signatureOf({ signature: block.signature, origin: 'anthropic' })
-          : thinkingOrigin.signatureOf({});
+      // Anthropic's thinking keeps its signature; any other kind's is marked with its origin, so that a client
+      // sending it back is never taken to hold Anthropic's signed thinking.
+      // A piece without its origin (a relay from an older worker) that carries a signature is Anthropic's: no
+      // other kind signs its thinking.
+      const origin = block.origin ?? (block.signature !== undefined ? 'anthropic' : undefined);
+      const signature = thinkingOrigin.signatureOf({
+        ...(block.signature !== undefined ? { signature: block.signature } : {}),
+        ...(origin !== undefined ? { origin } : {}),
+      });
       text += this.event('content_block_delta', {
         index: block.index,
         delta: { type: 'signature_delta', signature },
@@ -167,7 +175,12 @@ export class AnthropicStreamRenderer implements StreamRenderer {
     if (this.block?.kind !== 'thinking' || this.block.of !== delta.index) {
       text += this.openBlock(
         { type: 'thinking', thinking: '', signature: '' },
-        { index: this.blocks, kind: 'thinking', of: delta.index },
+        {
+          index: this.blocks,
+          kind: 'thinking',
+          of: delta.index,
+          ...(delta.origin !== undefined ? { origin: delta.origin } : {}),
+        },
       );
     }
     if (delta.text !== '') text += this.blockDelta({ type: 'thinking_delta', thinking: delta.text });

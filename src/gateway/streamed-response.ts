@@ -223,6 +223,7 @@ export class StreamedResponse {
       rest.push({
         type: 'reasoning',
         index,
+        ...(part.origin !== undefined ? { origin: part.origin } : {}),
         text,
         ...(signature !== undefined ? { signature } : {}),
         ...(redactedData !== undefined ? { redactedData } : {}),

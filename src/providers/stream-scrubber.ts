@@ -1,6 +1,6 @@
 // Scrubs the configured keys from an answer's streamed pieces as they pass, holding back only what may start a key. Pure.
 import { REDACTED, type SecretScrubber } from './secret-scrubber';
-import type { OutputDelta } from './types';
+import type { OutputDelta, ProviderKind } from './types';
 
 /**
  * One key's replacement over a text that arrives in pieces: the same leftmost, non-overlapping replacement as
@@ -67,7 +67,26 @@ export class TextStreamScrubber {
 /** Which run of pieces a delta continues: the text, one tool call's arguments, or one reasoning part's text. */
 type Channel =
   | { readonly type: 'text' }
-  | { readonly type: 'tool_call' | 'reasoning'; readonly index: number };
+  | { readonly type: 'tool_call'; readonly index: number }
+  | { readonly type: 'reasoning'; readonly index: number; readonly origin?: ProviderKind };
+
+/** The run a piece belongs to; a reasoning run remembers its origin, for the held end it may emit last. */
+function channelOf(delta: OutputDelta): Channel {
+  switch (delta.type) {
+    case 'text':
+      return { type: 'text' };
+    case 'tool_call':
+      return { type: 'tool_call', index: delta.index };
+    case 'reasoning':
+      return {
+        type: 'reasoning',
+        index: delta.index,
+        ...(delta.origin !== undefined ? { origin: delta.origin } : {}),
+      };
+    default:
+      return delta satisfies never;
+  }
+}
 
 function sameChannel(channel: Channel | undefined, delta: OutputDelta): boolean {
   if (channel === undefined || channel.type !== delta.type) return false;
@@ -103,7 +122,7 @@ export class StreamScrubber {
   push(delta: OutputDelta): void {
     if (!sameChannel(this.channel, delta)) {
       this.flush();
-      this.channel = delta.type === 'text' ? { type: 'text' } : { type: delta.type, index: delta.index };
+      this.channel = channelOf(delta);
     }
     switch (delta.type) {
       case 'text': {
@@ -132,6 +151,7 @@ export class StreamScrubber {
         this.emit({
           type: 'reasoning',
           index: delta.index,
+          ...(delta.origin !== undefined ? { origin: delta.origin } : {}),
           text,
           ...(delta.signature !== undefined ? { signature: this.scrubber.text(delta.signature) } : {}),
           ...(delta.redactedData !== undefined
@@ -159,7 +179,12 @@ export class StreamScrubber {
       case 'tool_call':
         return this.emit({ type: 'tool_call', index: channel.index, arguments: rest });
       case 'reasoning':
-        return this.emit({ type: 'reasoning', index: channel.index, text: rest });
+        return this.emit({
+          type: 'reasoning',
+          index: channel.index,
+          ...(channel.origin !== undefined ? { origin: channel.origin } : {}),
+          text: rest,
+        });
       default: {
         const unknown: never = channel;
         throw new Error(`unknown output channel ${(unknown as { type: string }).type}`);

@@ -72,6 +72,8 @@ export type OutputDelta =
       readonly type: 'reasoning';
       readonly index: number;
       readonly text: string;
+      /** The provider kind that produced the part (on every piece, so any piece can open its block). */
+      readonly origin?: ProviderKind;
       readonly signature?: string;
       readonly redactedData?: string;
     };

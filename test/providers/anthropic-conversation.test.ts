@@ -133,8 +133,16 @@ describe.each([false, true])('Anthropic conversations (stream: %p)', (stream) =>
     if (stream) {
       const pieces = deltas.filter((delta) => delta.type === 'reasoning');
       expect(pieces.map((piece) => piece.text).join('')).toBe(first.reasoning![0]!.text);
+      // Every piece says whose thinking it is, so a surface can mark it from its first piece.
+      expect(pieces.every((piece) => piece.origin === 'anthropic')).toBe(true);
       expect(pieces.filter((piece) => piece.signature !== undefined)).toEqual([
-        { type: 'reasoning', index: 0, text: '', signature: first.reasoning![0]!.signature },
+        {
+          type: 'reasoning',
+          index: 0,
+          origin: 'anthropic',
+          text: '',
+          signature: first.reasoning![0]!.signature,
+        },
       ]);
     }
 
@@ -180,7 +188,7 @@ describe.each([false, true])('Anthropic conversations (stream: %p)', (stream) =>
     ]);
     if (stream) {
       expect(deltas.filter((delta) => delta.type === 'reasoning')).toEqual([
-        { type: 'reasoning', index: 0, text: '', redactedData: 'EncryptedOpaqueData==' },
+        { type: 'reasoning', index: 0, origin: 'anthropic', text: '', redactedData: 'EncryptedOpaqueData==' },
       ]);
     }
     await generate(

@@ -114,6 +114,7 @@ export class AnthropicStreamAccumulator {
         this.onDelta?.({
           type: 'reasoning',
           index: started.reasoningIndex,
+          origin: 'anthropic',
           text: thinking,
           ...(signature !== undefined ? { signature } : {}),
           ...(data !== undefined ? { redactedData: data } : {}),
@@ -144,7 +145,12 @@ export class AnthropicStreamAccumulator {
     if (event.delta.type === 'thinking_delta' && typeof event.delta.thinking === 'string') {
       block.text += event.delta.thinking;
       if (block.reasoningIndex !== undefined && event.delta.thinking !== '')
-        this.onDelta?.({ type: 'reasoning', index: block.reasoningIndex, text: event.delta.thinking });
+        this.onDelta?.({
+          type: 'reasoning',
+          index: block.reasoningIndex,
+          origin: 'anthropic',
+          text: event.delta.thinking,
+        });
     }
     if (event.delta.type === 'signature_delta' && typeof event.delta.signature === 'string') {
       // The signature comes whole, in one delta, after the block's text.
@@ -153,6 +159,7 @@ export class AnthropicStreamAccumulator {
         this.onDelta?.({
           type: 'reasoning',
           index: block.reasoningIndex,
+          origin: 'anthropic',
           text: '',
           signature: event.delta.signature,
         });

@@ -23,14 +23,18 @@ export class OpenAIStreamAccumulator {
   private readonly toolCalls = new Map<number, PartialToolCall>();
 
   /**
-   * @param requireUsage fail a stream that ends without its usage chunk. True for OpenAI itself, which
-   *   always honours `stream_options.include_usage`; false for compatible servers that may ignore it.
-   * @param onDelta receives each piece of text, reasoning and tool call as it arrives (the gateway's relay).
+   * @param kind the endpoint's kind: OpenAI itself always honours `stream_options.include_usage`, so its stream
+   *   must end with usage; compatible servers may ignore it. Reasoning pieces are stamped with it as their origin.
+   * @param onDelta receives each piece of text and tool call as it arrives (the gateway's relay).
    */
   constructor(
-    private readonly requireUsage: boolean,
+    private readonly kind: 'openai' | 'openai-compatible',
     private readonly onDelta?: (delta: OutputDelta) => void,
   ) {}
+
+  private get requireUsage(): boolean {
+    return this.kind === 'openai';
+  }
 
   add(chunk: unknown): void {
     if (!isRecord(chunk)) return;
@@ -45,7 +49,7 @@ export class OpenAIStreamAccumulator {
     if (reasoning !== undefined && reasoning !== '') {
       this.reasoning += reasoning;
       // Chat Completions streams at most one reasoning text, so it is always the answer's part 0.
-      this.onDelta?.({ type: 'reasoning', index: 0, text: reasoning });
+      this.onDelta?.({ type: 'reasoning', index: 0, origin: this.kind, text: reasoning });
     }
     if (typeof delta.content === 'string') {
       this.text += delta.content;

@@ -79,7 +79,7 @@ export class OpenAIChatProvider implements LanguageModelProvider {
         requestOptions,
       );
       requestId = readRequestId(await call.asResponse());
-      const accumulator = new OpenAIStreamAccumulator(this.kind === 'openai', options.onDelta);
+      const accumulator = new OpenAIStreamAccumulator(this.kind, options.onDelta);
       for await (const chunk of await call) {
         accumulator.add(chunk);
         options.onProgress?.();

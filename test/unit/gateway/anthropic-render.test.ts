@@ -169,3 +169,30 @@ test('a streamed thinking block without a signature is marked foreign, and parse
   });
   expect(request.messages[1]!.content).toEqual([{ type: 'reasoning', text: 'hmm' }]);
 });
+
+test("a streamed thinking block of another kind is marked with that kind, and parses back as that kind's", () => {
+  const renderer = anthropicSurface.streamRenderer({
+    request: { messages: [] },
+    stream: true,
+    includeUsage: true,
+  });
+  const streamed = events(
+    renderer.start(identity) +
+      renderer.delta({ type: 'reasoning', index: 0, origin: 'openai-compatible', text: 'hmm' }) +
+      renderer.delta({ type: 'text', text: 'ok' }) +
+      renderer.finish({ ...answer, toolCalls: [], reasoning: [] }, routing),
+  );
+  const signatureEvent = streamed.find((event) => event.data.delta?.type === 'signature_delta');
+  const signature = signatureEvent?.data.delta?.signature ?? '';
+  expect(signature).toMatch(/^switchyard:openai-compatible:/);
+  const { request } = parseAnthropicRequest({
+    messages: [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature }] },
+      { role: 'user', content: 'y' },
+    ],
+  });
+  expect(request.messages[1]!.content).toEqual([
+    { type: 'reasoning', text: 'hmm', origin: 'openai-compatible' },
+  ]);
+});

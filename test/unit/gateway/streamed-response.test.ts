@@ -96,8 +96,8 @@ test('the rest of the answer: reasoning not streamed comes first, then text, the
   expect(lines[0]).toBe('start');
   expect(parsed(lines)).toEqual([
     { type: 'reasoning', index: 0, text: 'Let me' },
-    { type: 'reasoning', index: 0, text: ' think.', signature: 'sig-0' },
-    { type: 'reasoning', index: 1, text: '', redactedData: 'opaque' },
+    { type: 'reasoning', index: 0, origin: 'anthropic', text: ' think.', signature: 'sig-0' },
+    { type: 'reasoning', index: 1, origin: 'anthropic', text: '', redactedData: 'opaque' },
     { type: 'text', text: 'Paris.' },
     { type: 'tool_call', index: 0, id: 'call_1', name: 'lookup', arguments: '{}' },
   ]);
