@@ -172,24 +172,32 @@ export type ToolMessage = z.infer<typeof ToolMessageSchema>;
  */
 export const MAX_JSON_SCHEMA_DEPTH = 64;
 
-/** Whether `value` nests objects and arrays at most `maxDepth` deep (the value itself is depth 1); no recursion. */
-function nestsWithin(value: unknown, maxDepth: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
+/**
+ * The path (below `value`) of a node nested deeper than `maxDepth` (the value itself is depth 1), or undefined
+ * when there is none. Walked with an explicit stack: no recursion.
+ */
+function tooDeepAt(value: unknown, maxDepth: number): (string | number)[] | undefined {
+  const pending: [unknown, (string | number)[]][] = [[value, []]];
   while (pending.length > 0) {
-    const [current, depth] = pending.pop()!;
+    const [current, path] = pending.pop()!;
     if (typeof current !== 'object' || current === null) continue;
-    if (depth > maxDepth) return false;
-    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+    if (path.length + 1 > maxDepth) return path;
+    for (const [key, child] of Object.entries(current))
+      pending.push([child, [...path, Array.isArray(current) ? Number(key) : key]]);
   }
-  return true;
+  return undefined;
 }
 
-/** A JSON Schema object, refused when nested deeper than {@link MAX_JSON_SCHEMA_DEPTH}. */
-const JsonSchemaObjectSchema = z
-  .record(z.string(), z.unknown())
-  .refine((schema) => nestsWithin(schema, MAX_JSON_SCHEMA_DEPTH), {
+/** A JSON Schema object, refused when nested deeper than {@link MAX_JSON_SCHEMA_DEPTH}, at the node too deep. */
+const JsonSchemaObjectSchema = z.record(z.string(), z.unknown()).superRefine((schema, context) => {
+  const path = tooDeepAt(schema, MAX_JSON_SCHEMA_DEPTH);
+  if (path === undefined) return;
+  context.addIssue({
+    code: 'custom',
     message: `a JSON Schema may nest objects and arrays at most ${MAX_JSON_SCHEMA_DEPTH} levels deep`,
+    path,
   });
+});
 
 export const ToolSchema = strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),

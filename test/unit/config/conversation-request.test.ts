@@ -137,6 +137,16 @@ describe('the conversation request', () => {
     expect(issuePath(value)).toBe(path);
   });
 
+  it('refuses a schema nested too deep at the node too deep, below the field that holds it', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 70; level += 1) deep = { items: deep };
+    const path = issuePath({
+      messages: [{ role: 'user', content: 'x' }],
+      jsonSchema: { properties: { answer: deep } },
+    });
+    expect(path).toMatch(/^jsonSchema\.properties\.answer(\.items)+$/);
+  });
+
   it('says what a part may be where the part type is wrong', () => {
     const result = GenerationRequestSchema.safeParse({
       messages: [{ role: 'user', content: [{ type: 'tool_call', id: 'x', name: 'y', arguments: '{}' }] }],
