@@ -101,7 +101,9 @@ test('`switchyard/workflow` loads only the workflow SDK and workflow-safe code: 
     'nexus-rpc',
   ]);
   const sides = files.map((file) => file.split('/').slice(0, 2).join('/'));
-  expect([...new Set(sides)].sort()).toEqual(['src/routing', 'src/workflow', 'src/workflows']);
+  expect([...new Set(sides)].sort()).toEqual(['src/config', 'src/routing', 'src/workflow', 'src/workflows']);
+  // Of the config, only the conversation helpers (types and pure functions, no zod: see the packages above).
+  expect(files.filter((file) => file.startsWith('src/config/'))).toEqual(['src/config/conversation.ts']);
   expect(files.filter((file) => file.startsWith('src/workflows/'))).not.toContainEqual(
     expect.stringMatching(/routed-call\/|breaker\/|ledger\/|scheduled-generation\//),
   );
