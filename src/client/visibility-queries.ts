@@ -1,4 +1,4 @@
-// Ready-made visibility queries over Switchyard's search attributes (DESIGN §7), for the UI, the CLI and code.
+// Ready-made visibility queries over Switchyard's search attributes, for the UI, the CLI and code.
 import {
   fallbacksAttribute,
   outcomeAttribute,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { strictObject } from './strict-object';
 import { FAILOVER_CLASSES, type FailureClass } from '../routing/failure-class';
 
-/** Hard cap on attempts of one routed call, retries and failovers included (DESIGN §2). */
+/** Hard cap on attempts of one routed call, retries and failovers included. */
 export const MAX_ATTEMPTS_CAP = 10;
 
 export const TargetSchema = strictObject({

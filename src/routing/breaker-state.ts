@@ -1,4 +1,4 @@
-// The circuit breaker's shared state (DESIGN §4) as plain JSON, and the outcome a report carries. Pure; workflow-safe.
+// The circuit breaker's shared state as plain JSON, and the outcome a report carries. Pure; workflow-safe.
 import type { BreakerPolicy } from '../config/route';
 import { FAILURE_CLASS_RULES, FailureClass } from './failure-class';
 
@@ -155,7 +155,7 @@ export function initialBreakerState(): BreakerState {
 export const BreakerOutcome = {
   /** The provider answered. */
   success: 'success',
-  /** A failure class that counts (DESIGN §3): the provider or its account is in trouble. */
+  /** A failure class that counts: the provider or its account is in trouble. */
   countedFailure: 'counted_failure',
   /** A failure class that does not count but shows the provider answered (a 400, a refusal, an overflow). */
   neutral: 'neutral',
@@ -164,7 +164,7 @@ export const BreakerOutcome = {
 } as const;
 export type BreakerOutcome = (typeof BreakerOutcome)[keyof typeof BreakerOutcome];
 
-/** Maps an attempt's result to its breaker outcome by the DESIGN §3 table. */
+/** Maps an attempt's result to its breaker outcome by the failure-class table. */
 export function breakerOutcomeOf(succeeded: boolean, failureClass?: FailureClass): BreakerOutcome {
   if (succeeded || failureClass === undefined) return BreakerOutcome.success;
   if (failureClass === FailureClass.cancelled) return BreakerOutcome.cancelled;

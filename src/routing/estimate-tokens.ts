@@ -212,7 +212,7 @@ export function jsonBoundBytes(root: unknown): number {
 
 /**
  * An upper bound of the prompt tokens any provider's tokenizer counts for `request`, for the worst-case cost
- * reserved before each attempt (DESIGN §5). It holds for any text under one assumption: the tokenizer makes at
+ * reserved before each attempt. It holds for any text under one assumption: the tokenizer makes at
  * most one token per byte of the (possibly NFC- or NFKC-normalized) UTF-8 text it sees — true of byte-level BPE
  * and of SentencePiece with byte fallback. It counts the bytes of every text the provider receives (messages,
  * system prompt, tool definitions and JSON schema as rendered) plus the provider's own additions per message,

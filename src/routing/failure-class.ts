@@ -1,4 +1,4 @@
-// Failure classes of DESIGN §3 and what each one means for routing. Pure; safe in workflow code.
+// The failure classes and what each one means for routing. Pure; safe in workflow code.
 
 /** Why an attempt failed, provider-neutral. Stable strings: they are recorded in workflow history. */
 export const FailureClass = {
@@ -26,7 +26,7 @@ interface FailureClassRule {
   readonly countsOnBreaker: boolean;
 }
 
-/** The one home of the DESIGN §3 table. */
+/** The one home of the failure-class table. */
 export const FAILURE_CLASS_RULES: Readonly<Record<FailureClass, FailureClassRule>> = {
   rate_limited: { failsOver: true, countsOnBreaker: true },
   quota_exhausted: { failsOver: true, countsOnBreaker: true },

@@ -1,4 +1,4 @@
-// Search attribute keys Switchyard sets on routed calls (DESIGN §7). Workflow-safe; also read by the engine.
+// Search attribute keys Switchyard sets on routed calls. Workflow-safe; also read by the engine.
 // @temporalio/common is the workflow SDK's own deterministic core; the key helpers live only there.
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 

@@ -1,4 +1,4 @@
-// Both adapters over real HTTP against the fake provider: every scripted fault lands in its DESIGN §3 class.
+// Both adapters over real HTTP against the fake provider: every scripted fault lands in its failure class.
 import { startFakeProvider, type FakeProvider, type FakeScenario } from '../../src/fake-provider';
 import { createProvider } from '../../src/providers';
 import type { FailureClass } from '../../src/routing/failure-class';

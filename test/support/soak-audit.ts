@@ -18,7 +18,7 @@ export const DEFINED_OUTCOMES = [
   'ContentRefused',
 ] as const;
 
-/** DESIGN §3, written out here rather than read from the product: classes that fail over and count. */
+/** the failure-class table, written out here rather than read from the product: classes that fail over and count. */
 const FAILOVER_CLASSES = [
   'rate_limited',
   'quota_exhausted',
@@ -129,7 +129,7 @@ export function billedNano(model: string, billed: FakeBilledUsage): number {
   return usageCostNano(soakModel(model).prices, billed);
 }
 
-/** The failure classes a route lets fail over: DESIGN §3, narrowed by its `failoverOn`. */
+/** The failure classes a route lets fail over: the failure-class table, narrowed by its `failoverOn`. */
 function failoverClasses(config: Config, route: string): string[] {
   return config.routes[route]!.failoverOn ?? FAILOVER_CLASSES;
 }

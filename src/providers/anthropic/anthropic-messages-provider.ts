@@ -36,7 +36,7 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
 
   constructor(config: AnthropicMessagesProviderConfig) {
     this.name = config.name;
-    // maxRetries 0: retries are the workflow's decision, each one a visible attempt (DESIGN §2). An
+    // maxRetries 0: retries are the workflow's decision, each one a visible attempt. An
     // explicit apiKey also keeps the SDK from picking up other credentials from the environment.
     this.client = new Anthropic({
       apiKey: config.apiKey,

@@ -1,4 +1,4 @@
-// Classifies Anthropic SDK errors into DESIGN §3 failure classes by error class, type and code. Pure; worker side.
+// Classifies Anthropic SDK errors into failure classes by error class, type and code. Pure; worker side.
 import {
   APIConnectionError,
   APIConnectionTimeoutError,

@@ -75,7 +75,7 @@ export function convertRequest(
   const toolChoice = convertToolChoice(request);
   return {
     model,
-    // Required by the API, and the budget bound of the attempt relies on it (DESIGN §5).
+    // Required by the API, and the budget bound of the attempt relies on it.
     max_tokens: request.maxOutputTokens,
     messages: convertMessages(request.messages, refuse),
     // Anthropic takes the system prompt as a top-level field, not as a message.

@@ -1,4 +1,4 @@
-// Classifies OpenAI SDK errors into DESIGN §3 failure classes by error class and error code. Pure; worker side.
+// Classifies OpenAI SDK errors into failure classes by error class and error code. Pure; worker side.
 import {
   APIConnectionError,
   APIConnectionTimeoutError,

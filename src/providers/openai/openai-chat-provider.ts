@@ -39,7 +39,7 @@ export class OpenAIChatProvider implements LanguageModelProvider {
   constructor(config: OpenAIChatProviderConfig) {
     this.name = config.name;
     this.kind = config.kind;
-    // maxRetries 0: retries are the workflow's decision, each one a visible attempt (DESIGN §2).
+    // maxRetries 0: retries are the workflow's decision, each one a visible attempt.
     this.client = new OpenAI({
       apiKey: config.apiKey,
       maxRetries: 0,

@@ -1,4 +1,4 @@
-// The breaker and budget steps around one attempt (DESIGN §2 steps 2, 3 and 5). Workflow code.
+// The breaker and budget steps around one attempt. Workflow code.
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import type { AttemptCharge } from '../../routing/attempt-cost';
 import { FailureClass } from '../../routing/failure-class';

@@ -1,4 +1,4 @@
-// Unit tests: Anthropic SDK errors and 200 non-answers classified into DESIGN §3 failure classes, no HTTP.
+// Unit tests: Anthropic SDK errors and 200 non-answers classified into failure classes, no HTTP.
 import Anthropic from '@anthropic-ai/sdk';
 import { classifyAnthropicError } from '../../../src/providers/anthropic/classify-error';
 import { convertAnthropicResponse } from '../../../src/providers/anthropic/convert-response';

@@ -1,4 +1,4 @@
-// Unit tests: OpenAI SDK errors and 200 non-answers classified into DESIGN §3 failure classes, no HTTP.
+// Unit tests: OpenAI SDK errors and 200 non-answers classified into failure classes, no HTTP.
 import OpenAI from 'openai';
 import { classifyOpenAIError } from '../../../src/providers/openai/classify-error';
 import { convertOpenAIResponse } from '../../../src/providers/openai/convert-response';

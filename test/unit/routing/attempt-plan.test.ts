@@ -1,4 +1,4 @@
-// Attempt planning and failover rules, straight from the DESIGN §3 table.
+// Attempt planning and failover rules, straight from the failure-class table.
 import { failsOver, planAttempts } from '../../../src/routing/attempt-plan';
 import {
   ALL_FAILURE_CLASSES,
@@ -27,7 +27,7 @@ test('maxAttempts caps the plan', () => {
   ]);
 });
 
-test('the DESIGN §3 table: what fails over and what counts on the breaker', () => {
+test('the failure-class table: what fails over and what counts on the breaker', () => {
   const failingOver = [
     'rate_limited',
     'quota_exhausted',

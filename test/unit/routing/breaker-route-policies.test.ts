@@ -1,4 +1,4 @@
-// One breaker, many routes (DESIGN §4): the counts are shared, each route judges them by its own policy, and the
+// One breaker, many routes: the counts are shared, each route judges them by its own policy, and the
 // one probe is shared. Pure state machine, no server.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The breaker state machine of DESIGN §4, step by step, with no server.
+// The breaker state machine of the breaker design, step by step, with no server.
 import {
   BreakerOutcome,
   breakerOutcomeOf,
@@ -60,7 +60,7 @@ function halfOpen(): BreakerState {
   return admission.state;
 }
 
-describe('outcomes of the DESIGN §3 table', () => {
+describe('outcomes of the failure-class table', () => {
   test('only the classes that count on the breaker are counted failures; cancelled is its own outcome', () => {
     for (const failureClass of ALL_FAILURE_CLASSES) {
       const expected =
