@@ -1,5 +1,6 @@
 // Provider and model schemas: endpoints, key variables, prices and context windows. Workflow-safe (zod only).
 import { z } from 'zod';
+import { ProviderKindSchema } from './request';
 import { strictObject } from './strict-object';
 
 /** What kinds of input a model accepts; a target that cannot take a conversation is skipped before sending. */
@@ -54,8 +55,11 @@ export const ModelNameSchema = z
   );
 
 export const ProviderSchema = strictObject({
-  /** Wire format: `openai` (Chat Completions), `anthropic` (Messages) or any `openai-compatible` server. */
-  kind: z.enum(['openai', 'anthropic', 'openai-compatible']),
+  /**
+   * Wire format: `openai` (Chat Completions), `openai-responses` (OpenAI's Responses API, called statelessly),
+   * `anthropic` (Messages) or any `openai-compatible` server.
+   */
+  kind: ProviderKindSchema,
   /** Name of the environment variable that holds the API key; read by the worker only. */
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
   /**

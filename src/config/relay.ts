@@ -1,5 +1,6 @@
 // Where a streamed call's attempts push their output, and the wire format of a push. Workflow-safe (zod only).
 import { z } from 'zod';
+import { ProviderKindSchema } from './request';
 
 /**
  * The gateway's relay for one streamed request, carried in the routed-call input. Whichever worker runs an
@@ -37,7 +38,8 @@ export const OutputDeltaSchema = z.discriminatedUnion('type', [
     type: z.literal('reasoning'),
     index: z.number().int().min(0).max(1_000),
     text: z.string(),
-    origin: z.enum(['openai', 'anthropic', 'openai-compatible']).optional(),
+    origin: ProviderKindSchema.optional(),
+    id: z.string().max(200).optional(),
     signature: z.string().optional(),
     redactedData: z.string().optional(),
   }),

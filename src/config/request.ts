@@ -6,7 +6,7 @@ import { strictObject } from './strict-object';
  * Provider kinds, as the config names them. A reasoning part remembers the kind that produced it, because its
  * signature or encrypted content means something only to that kind's API.
  */
-export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'openai-compatible']);
+export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'openai-compatible', 'openai-responses']);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 
 /**
@@ -118,6 +118,11 @@ export const ReasoningPartSchema = strictObject({
   signature: z.string().optional(),
   /** A redacted block's opaque data (Anthropic `redacted_thinking`); `text` is then empty. */
   redactedData: z.string().optional(),
+  /**
+   * The producing provider's own id of the reasoning (an OpenAI Responses `rs_…` item), which that provider wants
+   * back with its encrypted reasoning. @default none
+   */
+  id: z.string().optional(),
   /** The provider kind that produced the part. Without it the part is sent to no provider. */
   origin: ProviderKindSchema.optional(),
 });

@@ -1,4 +1,4 @@
-// The shape of one HTTP surface (OpenAI Chat Completions, Anthropic Messages): parse, answer, stream, fail. Node side.
+// The shape of one HTTP surface (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses): parse, answer, stream, fail. Node side.
 import type { GenerationRequestInput } from '../config/request';
 import type { OutputDelta } from '../providers/types';
 import type { RoutedCallResult } from '../routing/routing-record';
@@ -15,6 +15,13 @@ export interface SurfaceRequest {
   readonly stream: boolean;
   /** Whether the stream's last chunk carries usage (OpenAI asks with `stream_options.include_usage`). */
   readonly includeUsage: boolean;
+  /**
+   * Responses only: the response this one continues (`previous_response_id`). The gateway reads that call's
+   * conversation back from Temporal and puts it before `request.messages`. @default none
+   */
+  readonly previousResponseId?: string;
+  /** Responses only: whether the response may be read back or continued later (`store`). @default true */
+  readonly store?: boolean;
 }
 
 /** What every response of one call shares. */
@@ -39,7 +46,7 @@ export interface StreamRenderer {
 }
 
 export interface Surface {
-  readonly name: 'openai' | 'anthropic';
+  readonly name: 'openai' | 'anthropic' | 'responses';
   /** Throws a {@link GatewayError} naming the field for anything the routed call cannot carry. */
   parse(body: unknown): SurfaceRequest;
   answer(answer: Answer, identity: ResponseIdentity, routing: RoutingSummary): unknown;

@@ -34,6 +34,8 @@ export function createProvider(config: ProviderClientConfig): LanguageModelProvi
   const { name, kind, apiKey } = config;
   const scrubber = new SecretScrubber([apiKey, ...(config.secrets ?? [])]);
   const baseURL = config.baseURL !== undefined ? { baseURL: config.baseURL } : {};
+  // TODO(openai-responses): the Responses adapter lands in src/providers/openai-responses.
+  if (kind === 'openai-responses') throw new Error(`${name}: the openai-responses kind has no adapter yet`);
   const adapter =
     kind === 'anthropic'
       ? new AnthropicMessagesProvider({ name, apiKey, scrubber, ...baseURL })

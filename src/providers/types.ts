@@ -76,6 +76,8 @@ export type OutputDelta =
       readonly origin?: ProviderKind;
       readonly signature?: string;
       readonly redactedData?: string;
+      /** The provider's own id of the part (an OpenAI Responses `rs_…` item), whole, once. */
+      readonly id?: string;
     };
 
 export interface CallOptions {

@@ -81,6 +81,15 @@ export function optionMismatch(kind: ProviderKind, request: GenerationRequest): 
       return undefined;
     case 'openai-compatible':
       return undefined;
+    case 'openai-responses':
+      // The Responses API has no stop, seed or top_k parameter.
+      if (request.stopSequences?.length)
+        return { field: 'stopSequences', reason: 'the OpenAI Responses API has no stop sequences' };
+      if (request.seed !== undefined)
+        return { field: 'seed', reason: 'the OpenAI Responses API has no seed' };
+      if (request.topK !== undefined)
+        return { field: 'topK', reason: 'the OpenAI Responses API has no top_k' };
+      return undefined;
     default:
       return kind satisfies never;
   }
