@@ -1,50 +1,194 @@
 // Responses state without a database: a stored response is read back from its routed call's own workflow. Node side.
-// STUB: the signatures the Responses surface builds on; the bodies are being written.
+import {
+  isGrpcServiceError,
+  WorkflowNotFoundError,
+  type WorkflowExecutionDescription,
+  type WorkflowExecutionStatusName,
+} from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { RoutedCallError } from '../client/errors';
 import type { SwitchyardClient } from '../client/switchyard-client';
+import { assistantMessageOf } from '../config/conversation';
 import type { Message } from '../config/request';
 import type { RoutedCallInput } from '../config/routed-call-input';
 import type { RoutedCallResult } from '../routing/routing-record';
+import { ROUTED_CALL_WORKFLOW_TYPES } from '../workflows/definitions';
 import type { StoredKey } from './gateway-key';
+import { GatewayError, GatewayErrorKind } from './gateway-error';
+import { workflowIdOfResponse } from './response-id';
+
+/** gRPC's NOT_FOUND and INVALID_ARGUMENT: a history that is gone, or a workflow id the server will not take. */
+const GRPC_NOT_FOUND = 5;
+const GRPC_INVALID_ARGUMENT = 3;
+
+/** A stored response's state, from its workflow's status. */
+export type StoredResponseStatus = 'completed' | 'failed' | 'in_progress' | 'cancelled';
 
 /** A stored response as its workflow keeps it. */
 export interface StoredResponse {
+  /** The response id it was asked for by. */
+  readonly id: string;
   readonly workflowId: string;
   /** The routed call's input: its whole conversation, system included. */
   readonly input: RoutedCallInput;
   /** The call's result, once it succeeded; undefined while it runs or when it failed. */
   readonly result?: RoutedCallResult;
-  /** Unix seconds the call started. */
+  /** Why the call ended without an answer (a routed call's failure type and message); only when it did. */
+  readonly error?: { readonly type: string; readonly message: string };
+  /** Unix seconds the call started (its workflow's start time). */
   readonly created: number;
-  readonly status: 'completed' | 'failed' | 'in_progress' | 'cancelled';
+  readonly status: StoredResponseStatus;
+}
+
+/** Which request field named the id: the path of `GET /v1/responses/{id}` or a `previous_response_id`. */
+export type ResponseIdField = 'response_id' | 'previous_response_id';
+
+/** The one refusal for every id a key cannot read, so that no key learns whether another key's ids exist. */
+function notFound(responseId: string, field: ResponseIdField): GatewayError {
+  // The id is echoed only when it has the shape of one: it is the caller's own text, but may be long or odd.
+  const shown = /^resp_[A-Za-z0-9_-]{1,400}$/.test(responseId) ? ` '${responseId}'` : '';
+  return field === 'previous_response_id'
+    ? new GatewayError(
+        `previous_response_id: no stored response${shown} for this key (unknown, expired, not stored, or another key's)`,
+        GatewayErrorKind.notFound,
+        'previous_response_not_found',
+        { param: 'previous_response_id' },
+      )
+    : new GatewayError(
+        `no stored response${shown} for this key (unknown, expired, not stored, or another key's)`,
+        GatewayErrorKind.notFound,
+        'response_not_found',
+        { param: 'response_id' },
+      );
+}
+
+/** A workflow that is not there (never was, expired past the namespace's retention, deleted). */
+function isGone(error: unknown): boolean {
+  return (
+    error instanceof WorkflowNotFoundError ||
+    (isGrpcServiceError(error) && (error.code === GRPC_NOT_FOUND || error.code === GRPC_INVALID_ARGUMENT))
+  );
+}
+
+function statusOf(name: WorkflowExecutionStatusName): StoredResponseStatus {
+  switch (name) {
+    // A routed call never continues as new; were one to, its answer would still be to come.
+    case 'RUNNING':
+    case 'PAUSED':
+    case 'CONTINUED_AS_NEW':
+      return 'in_progress';
+    case 'COMPLETED':
+      return 'completed';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'FAILED':
+    case 'TERMINATED':
+    case 'TIMED_OUT':
+    case 'UNSPECIFIED':
+    case 'UNKNOWN':
+      return 'failed';
+    default:
+      return name satisfies never;
+  }
+}
+
+/**
+ * The routed call's input, from the first event of its history only: a long conversation's history holds many
+ * large events, and only the start's input is needed. Decoded with the client's data converter, so encrypted and
+ * stored payloads read back as they were written.
+ */
+async function startInput(switchyard: SwitchyardClient, workflowId: string, runId: string): Promise<unknown> {
+  const client = switchyard.temporal;
+  const { namespace } = client.options;
+  const response = await client.workflowService.getWorkflowExecutionHistory({
+    namespace,
+    execution: { workflowId, runId },
+    maximumPageSize: 1,
+    skipArchival: true,
+  });
+  const started = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (!started) return undefined;
+  return decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, started.input?.payloads, {
+    type: 'workflow',
+    namespace,
+    workflowId,
+  });
+}
+
+/** Whether `input` is a call the Responses surface started for `key` with `store` on. */
+function storedFor(input: unknown, key: StoredKey): input is RoutedCallInput {
+  const labels = (input as Partial<RoutedCallInput> | undefined)?.labels;
+  return labels?.gateway === 'responses' && labels.gatewayKey === key.id && labels.responsesStore !== 'false';
 }
 
 /**
  * The stored response `responseId` names, if `key` created it with `store` on; otherwise (malformed id, unknown or
- * expired workflow, another key's call, an unstored response) a GatewayError of kind `not_found` naming the id.
+ * expired workflow, another key's call, an unstored response, a call made through another surface) one and the
+ * same GatewayError of kind `not_found` naming `field`. Reads the workflow's description, the first event of its
+ * history and, once it has ended, its close event: never the whole history.
  */
 export async function readStoredResponse(
   switchyard: SwitchyardClient,
   responseId: string,
   key: StoredKey,
+  field: ResponseIdField = 'response_id',
 ): Promise<StoredResponse> {
-  void switchyard;
-  void responseId;
-  void key;
-  throw new Error('not implemented yet');
+  const workflowId = workflowIdOfResponse(responseId);
+  if (workflowId === undefined) throw notFound(responseId, field);
+  let description: WorkflowExecutionDescription;
+  let input: unknown;
+  try {
+    description = await switchyard.temporal.workflow.getHandle(workflowId).describe();
+    if (!ROUTED_CALL_WORKFLOW_TYPES.includes(description.type)) throw notFound(responseId, field);
+    input = await startInput(switchyard, workflowId, description.runId);
+  } catch (error) {
+    if (isGone(error)) throw notFound(responseId, field);
+    throw error;
+  }
+  if (!storedFor(input, key)) throw notFound(responseId, field);
+  const status = statusOf(description.status.name);
+  const created = Math.floor(description.startTime.getTime() / 1000);
+  const stored = { id: responseId, workflowId, input, created, status };
+  if (status === 'in_progress') return stored;
+  try {
+    return { ...stored, result: await switchyard.handle(workflowId).result() };
+  } catch (error) {
+    if (error instanceof RoutedCallError)
+      return { ...stored, error: { type: error.type, message: error.message } };
+    if (isGone(error)) throw notFound(responseId, field);
+    // A terminated or timed-out run carries no routed-call failure.
+    return { ...stored, error: { type: 'Failed', message: 'the call ended without an answer' } };
+  }
 }
 
 /**
- * The conversation a `previous_response_id` continues: that call's messages followed by its answer as an
- * assistant message (text, tool calls and reasoning). Its instructions (system) are not carried over, as on
- * OpenAI. Refuses as {@link readStoredResponse} does, and with a 400 when that response did not complete.
+ * The conversation a `previous_response_id` continues: that call's messages followed by its answer as one
+ * assistant message (reasoning with its origin, text, tool calls). Its instructions (system) are not carried
+ * over, as on OpenAI; nor are its tools, which the caller sends again. Refuses as {@link readStoredResponse} does
+ * (404 naming `previous_response_id`), with a 409 while that response is still in progress and a 400 when it
+ * ended without an answer.
  */
 export async function conversationBefore(
   switchyard: SwitchyardClient,
   previousResponseId: string,
   key: StoredKey,
 ): Promise<Message[]> {
-  void switchyard;
-  void previousResponseId;
-  void key;
-  throw new Error('not implemented yet');
+  const previous = await readStoredResponse(switchyard, previousResponseId, key, 'previous_response_id');
+  if (previous.status === 'in_progress') {
+    throw new GatewayError(
+      `previous_response_id: response '${previousResponseId}' is still in progress; continue it once it has completed`,
+      GatewayErrorKind.conflict,
+      'previous_response_in_progress',
+      { param: 'previous_response_id' },
+    );
+  }
+  if (!previous.result) {
+    throw new GatewayError(
+      `previous_response_id: response '${previousResponseId}' ${previous.status === 'cancelled' ? 'was cancelled' : 'failed'} and has no answer to continue from`,
+      GatewayErrorKind.invalidRequest,
+      'previous_response_not_completed',
+      { param: 'previous_response_id' },
+    );
+  }
+  return [...previous.input.request.messages, assistantMessageOf(previous.result.answer)];
 }

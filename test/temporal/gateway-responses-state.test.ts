@@ -1,0 +1,226 @@
+// Responses state read back from routed calls on a real dev server: a previous_response_id chain, key ownership,
+// unstored and forged ids, calls that did not complete, and encrypted payloads.
+import { randomUUID } from 'node:crypto';
+import type { SwitchyardClient } from '../../src/client/switchyard-client';
+import type { AssistantContentPart, GenerationRequestInput, ToolCallPart } from '../../src/config/request';
+import type { StoredKey } from '../../src/gateway/gateway-key';
+import { GatewayError } from '../../src/gateway/gateway-error';
+import { responseIdOf } from '../../src/gateway/response-id';
+import { conversationBefore, readStoredResponse } from '../../src/gateway/responses-state';
+import { routedCallWorkflowId } from '../../src/workflows/definitions';
+import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+afterAll(async () => harness?.close());
+beforeEach(() => harness.fake.reset());
+
+const weatherTool = {
+  name: 'get_weather',
+  description: 'The weather in a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+/** A key as the gateway's store holds it. */
+function storedKey(): StoredKey {
+  return harness.keys.create({ routes: ['*'] }).stored;
+}
+
+/**
+ * Starts a routed call as the Responses surface does (its labels, its workflow ids) and waits for it to end;
+ * returns the id the surface would answer with.
+ */
+async function respond(
+  switchyard: SwitchyardClient,
+  key: StoredKey,
+  request: GenerationRequestInput,
+  options: { readonly store?: boolean; readonly surface?: string; readonly route?: string } = {},
+): Promise<{ responseId: string; workflowId: string; ended: Promise<unknown> }> {
+  const callKey = `gw-${randomUUID()}`;
+  const store = options.store ?? true;
+  const handle = await switchyard.start(
+    {
+      route: options.route ?? 'support',
+      request,
+      labels: {
+        gateway: options.surface ?? 'responses',
+        gatewayKey: key.id,
+        ...(store ? {} : { responsesStore: 'false' }),
+      },
+    },
+    { idempotencyKey: callKey },
+  );
+  const ended = handle.result().catch((error: unknown) => error);
+  await ended;
+  return { responseId: responseIdOf(handle.workflowId, store), workflowId: handle.workflowId, ended };
+}
+
+/** The refusal a read meets, for comparing refusals with each other. */
+async function refusal(read: Promise<unknown>): Promise<{ status: number; code: string; param?: string }> {
+  try {
+    await read;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return {
+      status: error.status,
+      code: error.code,
+      ...(error.context.param ? { param: error.context.param } : {}),
+    };
+  }
+  throw new Error('expected the read to be refused, but it succeeded');
+}
+
+test('a chain of three turns with a function tool: each turn continues from the stored conversation', async () => {
+  harness.fake.script('gpt-primary', [
+    { kind: 'answer', toolCalls: [{ name: 'get_weather', arguments: { city: 'Lyon' } }] },
+    { kind: 'answer', text: 'It is sunny in Lyon.' },
+    { kind: 'answer', text: 'Take sunglasses.' },
+  ]);
+  await harness.withGateway(async ({ switchyard }) => {
+    const key = storedKey();
+    const first = await respond(switchyard, key, {
+      system: 'You are a weather bot.',
+      messages: [{ role: 'user', content: 'Weather in Lyon?' }],
+      tools: [weatherTool],
+    });
+    const afterFirst = await conversationBefore(switchyard, first.responseId, key);
+    expect(afterFirst).toHaveLength(2);
+    expect(afterFirst[0]).toEqual({ role: 'user', content: 'Weather in Lyon?' });
+    const call = afterFirst[1]!;
+    expect(call.role).toBe('assistant');
+    const toolCall = (call.content as AssistantContentPart[]).find(
+      (part): part is ToolCallPart => part.type === 'tool_call',
+    )!;
+    expect(toolCall).toMatchObject({ name: 'get_weather' });
+    expect(JSON.parse(toolCall.arguments)).toEqual({ city: 'Lyon' });
+
+    // Turn two: the tool's result after the stored conversation; the instructions are the caller's to resend.
+    const second = await respond(switchyard, key, {
+      system: 'You are a weather bot.',
+      messages: [
+        ...afterFirst,
+        { role: 'tool', content: [{ type: 'tool_result', callId: toolCall.id, content: 'sunny, 24 C' }] },
+      ],
+      tools: [weatherTool],
+    });
+    const afterSecond = await conversationBefore(switchyard, second.responseId, key);
+    expect(afterSecond).toHaveLength(4);
+    expect(afterSecond[3]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'It is sunny in Lyon.' }],
+    });
+
+    const third = await respond(switchyard, key, {
+      messages: [...afterSecond, { role: 'user', content: 'What should I take?' }],
+    });
+    const stored = await readStoredResponse(switchyard, third.responseId, key);
+    expect(stored.status).toBe('completed');
+    expect(stored.result?.answer.text).toBe('Take sunglasses.');
+    expect(stored.workflowId).toBe(third.workflowId);
+    expect(stored.input.request.messages).toHaveLength(5);
+
+    // What the provider received on the third turn: the whole conversation, tool call and result paired.
+    const received = harness.fake.requestsFor('gpt-primary')[2]!.body as {
+      messages: Record<string, unknown>[];
+    };
+    expect(received.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    expect(received.messages[2]).toMatchObject({ tool_call_id: toolCall.id, content: 'sunny, 24 C' });
+  });
+});
+
+test("another key's response, an unstored one, a Chat Completions call and forged ids are one and the same 404", async () => {
+  await harness.withGateway(async ({ switchyard }) => {
+    const owner = storedKey();
+    const other = storedKey();
+    const request = { messages: [{ role: 'user' as const, content: 'hello' }] };
+    const stored = await respond(switchyard, owner, request);
+    const unstored = await respond(switchyard, owner, request, { store: false });
+    const chat = await respond(switchyard, owner, request, { surface: 'openai' });
+
+    // The owner reads its stored response.
+    expect((await readStoredResponse(switchyard, stored.responseId, owner)).status).toBe('completed');
+
+    const notFound = { status: 404, code: 'response_not_found', param: 'response_id' };
+    const unknownWorkflow = responseIdOf(routedCallWorkflowId(`gw-${randomUUID()}`), true);
+    const ids = [
+      stored.responseId, // read by another key, below
+      unstored.responseId, // resp_x…: names nothing
+      responseIdOf(unstored.workflowId, true), // forged from the unstored call's workflow id
+      responseIdOf(chat.workflowId, true), // a call of another surface
+      unknownWorkflow,
+      'resp_s!!!',
+      'not-an-id',
+      `resp_s${'A'.repeat(2_000)}`,
+    ];
+    expect(await refusal(readStoredResponse(switchyard, stored.responseId, other))).toEqual(notFound);
+    for (const id of ids.slice(1)) {
+      expect(await refusal(readStoredResponse(switchyard, id, owner))).toEqual(notFound);
+    }
+    // As previous_response_id, the same refusal names that field.
+    const previousNotFound = {
+      status: 404,
+      code: 'previous_response_not_found',
+      param: 'previous_response_id',
+    };
+    expect(await refusal(conversationBefore(switchyard, stored.responseId, other))).toEqual(previousNotFound);
+    expect(await refusal(conversationBefore(switchyard, unstored.responseId, owner))).toEqual(
+      previousNotFound,
+    );
+    expect(
+      await refusal(conversationBefore(switchyard, responseIdOf(unstored.workflowId, true), owner)),
+    ).toEqual(previousNotFound);
+
+    // Refusals say nothing that tells one case from another: the messages differ only by the id they echo.
+    const messages = await Promise.all(
+      [stored.responseId, unknownWorkflow].map(async (id) => {
+        try {
+          await readStoredResponse(switchyard, id, other);
+        } catch (error) {
+          return (error as Error).message.replace(id, '<id>');
+        }
+        return 'read';
+      }),
+    );
+    expect(messages[0]).toBe(messages[1]);
+  });
+});
+
+test('a previous response that failed is a 400, one still running a 409, both naming previous_response_id', async () => {
+  harness.fake.script('gpt-fragile', { kind: 'error', error: 'bad_request' });
+  harness.fake.script('gpt-primary', { kind: 'hang' });
+  await harness.withGateway(async ({ switchyard }) => {
+    const key = storedKey();
+    const request = { messages: [{ role: 'user' as const, content: 'hello' }] };
+    const failed = await respond(switchyard, key, request, { route: 'fragile' });
+    const failedRead = await readStoredResponse(switchyard, failed.responseId, key);
+    expect(failedRead.status).toBe('failed');
+    expect(failedRead.error?.type).toBe('InvalidRequest');
+    expect(await refusal(conversationBefore(switchyard, failed.responseId, key))).toEqual({
+      status: 400,
+      code: 'previous_response_not_completed',
+      param: 'previous_response_id',
+    });
+
+    // A call still running: started, not awaited.
+    const handle = await switchyard.start(
+      { route: 'support', request, labels: { gateway: 'responses', gatewayKey: key.id } },
+      { idempotencyKey: `gw-${randomUUID()}` },
+    );
+    const running = responseIdOf(handle.workflowId, true);
+    expect((await readStoredResponse(switchyard, running, key)).status).toBe('in_progress');
+    expect(await refusal(conversationBefore(switchyard, running, key))).toEqual({
+      status: 409,
+      code: 'previous_response_in_progress',
+      param: 'previous_response_id',
+    });
+    await handle.cancel();
+  });
+});
