@@ -1,6 +1,9 @@
-// ESLint flat config: typescript-eslint's recommended rules, plus a guard that keeps I/O out of workflow code.
+// ESLint flat config: typescript-eslint's recommended rules, a guard that keeps I/O out of workflow code, and the
+// layering of src/ (imports point down the layers; no import cycles).
 import js from '@eslint/js';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/layers.mjs';
 
 const NODE_BUILTINS = [
   'assert',
@@ -114,6 +117,21 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // The layers of src/: cli and gateway → client and worker → activities → workflows → routing and providers →
+    // config. An import up the layers, or any cycle, fails the lint (and so the build).
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX, layers: layersPlugin },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: {
+      'layers/no-upward-import': 'error',
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

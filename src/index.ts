@@ -74,7 +74,7 @@ export type { RoutedCallInputValue as RoutedCallInput } from './config/routed-ca
 export type { RouteSpecInput } from './config/route';
 export type { AttemptRecord, RoutingRecord, RoutedCallResult } from './routing/routing-record';
 export { RoutedCallFailureType } from './routing/routing-record';
-export { FailureClass } from './routing/failure-class';
+export { FailureClass } from './config/failure-class';
 export type { CallPlan } from './routing/call-plan';
 export { Breakers, BreakerUnavailableError } from './client/breakers';
 export type {
@@ -104,7 +104,7 @@ export type {
   ReservationRefusal,
   LedgerTotals,
 } from './routing/ledger-state';
-export { LedgerPeriod } from './routing/ledger-window';
+export { LedgerPeriod } from './config/budget';
 export { Schedules } from './client/schedules';
 export type {
   SchedulesOptions,

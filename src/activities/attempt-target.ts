@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { failedAttemptCharge, type AttemptCharge } from '../routing/attempt-cost';
 import { BreakerOutcome, breakerOutcomeOf } from '../routing/breaker-state';
-import type { FailureClass } from '../routing/failure-class';
+import type { FailureClass } from '../config/failure-class';
 import type { ReservationDecision } from '../routing/ledger-state';
 import { MIN_ATTEMPT_MS } from '../routing/attempt-plan';
 import { costOfUsage } from '../routing/money';

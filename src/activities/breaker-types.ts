@@ -2,7 +2,7 @@
 import type { BreakerPolicy } from '../config/route';
 import type { BreakerOutcome, BreakerStatus } from '../routing/breaker-state';
 import type { AdmitDecision } from '../routing/breaker-admission';
-import type { FailureClass } from '../routing/failure-class';
+import type { FailureClass } from '../config/failure-class';
 
 export interface AdmitTargetInput {
   readonly provider: string;

@@ -1,7 +1,7 @@
 // The provider call of an attempt: one SDK call, cancellable, its stream relayed, its failure classified. Worker side.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureClass } from '../routing/failure-class';
+import { FailureClass } from '../config/failure-class';
 import { safeIdentifier } from '../providers/provider-failure';
 import { ProviderError, type OutputDelta, type Usage } from '../providers/types';
 import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';

@@ -1,11 +1,11 @@
 // Reservations on a budget ledger: the per-worker sender of message batches, and the reserve step. Worker side.
 import { asyncLocalStorage } from '@temporalio/activity';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { budgetLimit, BudgetScopeSchema } from '../config/budget';
+import { BudgetScopeSchema } from '../config/budget';
+import { budgetLimit } from '../routing/ledger-limits';
 import { ownEntry, type Config } from '../config/config';
-import { ledgerStartOperation } from '../client/ledgers';
 import type { ReservationDecision, ReservationRequest } from '../routing/ledger-state';
 import {
   ledgerWorkflowId,
@@ -19,6 +19,8 @@ import {
   type ReserveBatch,
   type ReserveBatchResult,
 } from '../workflows/ledger/ledger-definitions';
+import { ledgerStartOptions } from '../workflows/ledger/ledger-start';
+import type { ledgerWorkflow } from '../workflows/ledger/ledger-workflow';
 import { SwitchyardMetric } from '../workflows/metric-names';
 import { type LedgerBatch, type LedgerMessageBatcher, type SendLedgerBatch } from './ledger-batcher';
 
@@ -71,7 +73,10 @@ export function createLedgerSender(client: Client, taskQueue: string, config: Co
     try {
       const result = await client.workflow.executeUpdateWithStart(messagesUpdate, {
         args: [messages],
-        startWorkflowOperation: ledgerStartOperation(scope, taskQueue),
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof ledgerWorkflow>(
+          'ledgerWorkflow',
+          ledgerStartOptions(scope, taskQueue),
+        ),
       });
       return result.decisions;
     } catch (error) {

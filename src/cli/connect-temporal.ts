@@ -5,7 +5,8 @@ import { CodecSettingsError } from '../codec/codec-settings-error';
 import { dataConverterFromEnvironment } from '../codec/data-converter';
 import { SwitchyardClient } from '../client/switchyard-client';
 import type { Config } from '../config/config';
-import { temporalUnreachable, UsageError } from './cli-errors';
+import { UsageError } from './cli-errors';
+import { temporalUnreachable } from './temporal-unreachable';
 import type { GlobalOptions } from './global-options';
 
 /** gRPC status UNAVAILABLE; the number is fixed by the gRPC spec, so no need to import grpc-js for it. */

@@ -1,16 +1,13 @@
 // The application API for budget ledgers: read a scope's snapshot, set its limit. Node side.
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import {
-  BudgetLimitChangeSchema,
-  BudgetScopeSchema,
-  limitChange,
-  type BudgetLimitChange,
-} from '../config/budget';
+import { BudgetLimitChangeSchema, BudgetScopeSchema, type BudgetLimitChange } from '../config/budget';
 import { firstIssueField, prettifyIssues } from '../config/strict-object';
+import { limitChange } from '../routing/ledger-limits';
 import type { LedgerSnapshot } from '../routing/ledger-snapshot';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from '../workflows/definitions';
 import { ledgerWorkflowId, setLimitUpdate, snapshotQuery } from '../workflows/ledger/ledger-definitions';
+import { ledgerStartOptions } from '../workflows/ledger/ledger-start';
 import type { ledgerWorkflow } from '../workflows/ledger/ledger-workflow';
 import { InvalidRequestError } from './errors';
 
@@ -25,21 +22,15 @@ export interface LedgersOptions {
   readonly taskQueue?: string;
 }
 
-/**
- * How to create a scope's ledger if it does not run yet, for update-with-start: the ledger of a scope is
- * created by whichever comes first, a reservation (from a worker) or a limit (from an operator).
- */
-export function ledgerStartOperation(
+/** Creates the scope's ledger if it does not run yet, for update-with-start. */
+function ledgerStartOperation(
   scope: string,
   taskQueue: string,
 ): WithStartWorkflowOperation<typeof ledgerWorkflow> {
-  return new WithStartWorkflowOperation<typeof ledgerWorkflow>('ledgerWorkflow', {
-    workflowId: ledgerWorkflowId(scope),
-    taskQueue,
-    args: [{ scope }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    staticSummary: `budget ledger ${scope}`,
-  });
+  return new WithStartWorkflowOperation<typeof ledgerWorkflow>(
+    'ledgerWorkflow',
+    ledgerStartOptions(scope, taskQueue),
+  );
 }
 
 function validScope(scope: string): string {

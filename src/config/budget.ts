@@ -1,10 +1,12 @@
 // Budget schemas: scope names, config budgets and limit changes, in USD at the edges. Workflow-safe (zod only).
 import { z } from 'zod';
 import { strictObject } from './strict-object';
-import { LEDGER_PERIODS, type LedgerPeriod } from '../routing/ledger-window';
-import type { LimitChange } from '../routing/ledger-limits';
-import type { LedgerLimit } from '../routing/ledger-state';
-import { usdToNanoFloor } from '../routing/money';
+
+/** How often a budget's spend starts again from zero. Stable strings: they are kept in ledger state. */
+export const LedgerPeriod = { day: 'day', month: 'month' } as const;
+export type LedgerPeriod = (typeof LedgerPeriod)[keyof typeof LedgerPeriod];
+
+export const LEDGER_PERIODS: readonly LedgerPeriod[] = Object.values(LedgerPeriod);
 
 /** Largest limit a ledger can hold: integer nano-USD stay exact up to about 9.007 million USD. */
 export const MAX_LIMIT_USD = 9_000_000;
@@ -32,15 +34,3 @@ export const BudgetLimitChangeSchema = strictObject({
   period: PeriodSchema.nullable().optional(),
 });
 export type BudgetLimitChange = z.infer<typeof BudgetLimitChangeSchema>;
-
-/** The ledger limit a config budget declares (limits round down: never more than was written). */
-export function budgetLimit(budget: Budget): LedgerLimit {
-  return { limitNanoUsd: usdToNanoFloor(budget.limitUsd), period: budget.period ?? null };
-}
-
-export function limitChange(change: BudgetLimitChange): LimitChange {
-  return {
-    limitNanoUsd: change.limitUsd === null ? null : usdToNanoFloor(change.limitUsd),
-    ...(change.period !== undefined ? { period: change.period } : {}),
-  };
-}

@@ -3,7 +3,7 @@ import { ownEntry, type Config } from './config';
 import type { ResolvedRoute } from './resolved-route';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
 import { firstIssueField, prettifyIssues } from './strict-object';
-import { FAILOVER_CLASSES } from '../routing/failure-class';
+import { FAILOVER_CLASSES } from './failure-class';
 
 export class RouteResolutionError extends Error {
   override readonly name = 'RouteResolutionError';

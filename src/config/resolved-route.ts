@@ -1,6 +1,6 @@
 // A route with every target's provider kind and prices filled in, as recorded in workflow history. Types only.
 import type { BreakerPolicy } from './route';
-import type { FailureClass } from '../routing/failure-class';
+import type { FailureClass } from './failure-class';
 import type { ModelSupport, ProviderConfig } from './provider-schema';
 
 export interface Prices {

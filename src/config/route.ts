@@ -1,7 +1,7 @@
 // Route schemas: ordered targets with timeouts and retries, failover and breaker policy. Workflow-safe (zod only).
 import { z } from 'zod';
 import { strictObject } from './strict-object';
-import { FAILOVER_CLASSES, type FailureClass } from '../routing/failure-class';
+import { FAILOVER_CLASSES, type FailureClass } from './failure-class';
 
 /** Hard cap on attempts of one routed call, retries and failovers included. */
 export const MAX_ATTEMPTS_CAP = 10;

@@ -1,5 +1,5 @@
 // Building ProviderErrors safely, plus the classification rules both adapters share. Worker side.
-import { FailureClass } from '../routing/failure-class';
+import { FailureClass } from '../config/failure-class';
 import type { AbortState } from './attempt-abort';
 import { ProviderError, type Usage } from './types';
 

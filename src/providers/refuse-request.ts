@@ -1,5 +1,5 @@
 // An adapter's own refusal of a request its format cannot take as asked, raised before anything is sent. Worker side.
-import { FailureClass } from '../routing/failure-class';
+import { FailureClass } from '../config/failure-class';
 import { providerFailure } from './provider-failure';
 import type { ProviderError } from './types';
 

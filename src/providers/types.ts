@@ -1,6 +1,6 @@
 // The provider-neutral contract every adapter implements. Worker side (adapters do I/O); types only here.
 import type { GenerationRequest, ProviderKind, ReasoningPart } from '../config/request';
-import type { FailureClass } from '../routing/failure-class';
+import type { FailureClass } from '../config/failure-class';
 
 export type { ProviderKind } from '../config/request';
 

@@ -1,6 +1,6 @@
 // Which target each attempt of a routed call goes to, and when to stop after a failure. Pure.
 import type { ResolvedRoute } from '../config/resolved-route';
-import { FAILURE_CLASS_RULES, type FailureClass } from './failure-class';
+import { FAILURE_CLASS_RULES, type FailureClass } from '../config/failure-class';
 
 /**
  * Below this many milliseconds left for the provider (before the call's deadline, or of an attempt's own

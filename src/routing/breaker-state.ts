@@ -1,6 +1,6 @@
 // The circuit breaker's shared state as plain JSON, and the outcome a report carries. Pure; workflow-safe.
 import type { BreakerPolicy } from '../config/route';
-import { FAILURE_CLASS_RULES, FailureClass } from './failure-class';
+import { FAILURE_CLASS_RULES, FailureClass } from '../config/failure-class';
 
 /** Stable strings: they are recorded in breaker state, in the transition log and in workflow history. */
 export const BreakerStatus = { closed: 'closed', open: 'open', halfOpen: 'half_open' } as const;

@@ -1,6 +1,6 @@
 // The breaker's outcome reports and operator reset, each a pure state → state step. Workflow-safe.
 import type { BreakerPolicy } from '../config/route';
-import type { FailureClass } from './failure-class';
+import type { FailureClass } from '../config/failure-class';
 import {
   bump,
   closedForEveryone,

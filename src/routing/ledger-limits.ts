@@ -1,7 +1,8 @@
 // Where a ledger's limit comes from: an operator's change, or the config's declaration when it changes. Pure.
 import { advanceClock, LimitSource, type LedgerLimit, type LedgerState } from './ledger-state';
-import { windowStartAt, type LedgerPeriod } from './ledger-window';
-import type { NanoUsd } from './money';
+import type { Budget, BudgetLimitChange, LedgerPeriod } from '../config/budget';
+import { windowStartAt } from './ledger-window';
+import { usdToNanoFloor, type NanoUsd } from './money';
 
 /** A change of limit; `period` undefined keeps the current one. */
 export interface LimitChange {
@@ -36,5 +37,17 @@ export function applyConfigLimit(state: LedgerState, declared: LedgerLimit, now:
     ...changeLimit(state, declared, now),
     limitSource: LimitSource.config,
     configLimit: { ...declared },
+  };
+}
+
+/** The ledger limit a config budget declares (limits round down: never more than was written). */
+export function budgetLimit(budget: Budget): LedgerLimit {
+  return { limitNanoUsd: usdToNanoFloor(budget.limitUsd), period: budget.period ?? null };
+}
+
+export function limitChange(change: BudgetLimitChange): LimitChange {
+  return {
+    limitNanoUsd: change.limitUsd === null ? null : usdToNanoFloor(change.limitUsd),
+    ...(change.period !== undefined ? { period: change.period } : {}),
   };
 }

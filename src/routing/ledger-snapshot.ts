@@ -7,7 +7,8 @@ import {
   type LedgerTotals,
   type LimitSource,
 } from './ledger-state';
-import { nextWindowStartAt, type LedgerPeriod } from './ledger-window';
+import type { LedgerPeriod } from '../config/budget';
+import { nextWindowStartAt } from './ledger-window';
 
 export interface OpenReservationView {
   readonly reservationId: string;

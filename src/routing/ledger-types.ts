@@ -1,5 +1,6 @@
 // The budget ledger's state as plain JSON: limit, spend, open and closed reservations, totals. Pure types.
-import type { LedgerPeriod, WindowRule } from './ledger-window';
+import type { LedgerPeriod } from '../config/budget';
+import type { WindowRule } from './ledger-window';
 import type { NanoUsd } from './money';
 
 /** How many closed reservation ids a ledger remembers to recognise a repeated or late message. */

@@ -1,10 +1,6 @@
 // Budget windows: where a day or month window starts and ends, in UTC epoch milliseconds. Pure.
 
-/** How often a budget's spend starts again from zero. Stable strings: they are kept in ledger state. */
-export const LedgerPeriod = { day: 'day', month: 'month' } as const;
-export type LedgerPeriod = (typeof LedgerPeriod)[keyof typeof LedgerPeriod];
-
-export const LEDGER_PERIODS: readonly LedgerPeriod[] = Object.values(LedgerPeriod);
+import { LedgerPeriod } from '../config/budget';
 
 /** A window rule: a calendar period, or a fixed length in milliseconds (tests), or none (spend never resets). */
 export interface WindowRule {

@@ -1,6 +1,6 @@
 // The routing record: what a routed call did, attempt by attempt. Plain JSON types, workflow-safe.
 import type { GenerationResult } from '../providers/types';
-import type { FailureClass } from './failure-class';
+import type { FailureClass } from '../config/failure-class';
 
 export const AttemptOutcome = { succeeded: 'succeeded', failed: 'failed', skipped: 'skipped' } as const;
 export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];

@@ -21,7 +21,7 @@ export {
 } from '../workflows/search-attributes';
 export { AttemptOutcome, RoutedCallFailureType, SkipReason } from '../routing/routing-record';
 export type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
-export { FailureClass } from '../routing/failure-class';
+export { FailureClass } from '../config/failure-class';
 export type { RoutedCallInputValue as RoutedCallInput } from '../config/routed-call-input';
 export type {
   AssistantMessage,

@@ -1,7 +1,7 @@
 // Both adapters over real HTTP against the fake provider: every scripted fault lands in its failure class.
 import { startFakeProvider, type FakeProvider, type FakeScenario } from '../../src/fake-provider';
 import { createProvider } from '../../src/providers';
-import type { FailureClass } from '../../src/routing/failure-class';
+import type { FailureClass } from '../../src/config/failure-class';
 import { ADAPTERS, REQUEST, captureFailure, closedPort, waitFor } from './provider-fixtures';
 
 const MODEL = 'model-under-test';

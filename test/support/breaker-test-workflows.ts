@@ -4,7 +4,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { SwitchyardActivities } from '../../src/activities';
 import type { GenerationRequest } from '../../src/config/request';
 import type { ResolvedRoute, ResolvedTarget } from '../../src/config/resolved-route';
-import type { FailureClass } from '../../src/routing/failure-class';
+import type { FailureClass } from '../../src/config/failure-class';
 import { admitOnBreaker, reportToBreaker } from '../../src/workflows/breaker/breaker-gate';
 import { classifyAttemptFailure } from '../../src/workflows/routed-call/attempt-failure';
 

@@ -2,7 +2,8 @@
 import type { BreakerView, UnreadableBreaker } from '../../client/breakers';
 import type { JudgedBreakerPolicy } from '../../routing/breaker-judgement';
 import { parseBreakerKey } from '../../routing/breaker-state';
-import { temporalUnreachable, UsageError } from '../cli-errors';
+import { UsageError } from '../cli-errors';
+import { temporalUnreachable } from '../temporal-unreachable';
 import type { Command } from '../command';
 import { ExitCode } from '../exit-codes';
 import { nonEmptyFlag } from '../flag-values';

@@ -1,7 +1,7 @@
 // `switchyard ledger <scope>`: a budget scope's limit, spend and open reservations; sets its limit. Node side.
-import type { BudgetLimitChange } from '../../config/budget';
-import { LEDGER_PERIODS, type LedgerPeriod } from '../../routing/ledger-window';
-import { temporalUnreachable, UsageError } from '../cli-errors';
+import { LEDGER_PERIODS, type BudgetLimitChange, type LedgerPeriod } from '../../config/budget';
+import { UsageError } from '../cli-errors';
+import { temporalUnreachable } from '../temporal-unreachable';
 import type { Command } from '../command';
 import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';

@@ -1,6 +1,7 @@
 // `switchyard schedule`: create, list, describe, pause, unpause, trigger, update and delete scheduled generations; list their results. Node side.
 import type { Schedules } from '../../client/schedules';
-import { temporalUnreachable, UsageError } from '../cli-errors';
+import { UsageError } from '../cli-errors';
+import { temporalUnreachable } from '../temporal-unreachable';
 import type { Command } from '../command';
 import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';

@@ -1,6 +1,7 @@
 // `switchyard serve`: the OpenAI- and Anthropic-compatible HTTP gateway, until SIGINT / SIGTERM. Node side.
 import type { Command } from '../command';
-import { temporalUnreachable, UsageError } from '../cli-errors';
+import { UsageError } from '../cli-errors';
+import { temporalUnreachable } from '../temporal-unreachable';
 import { ExitCode } from '../exit-codes';
 import { nonEmptyFlag, positiveIntegerFlag } from '../flag-values';
 import type { FlagTable } from '../flags';

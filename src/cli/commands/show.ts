@@ -1,6 +1,7 @@
 // `switchyard show <workflow-id>`: the routing record of a routed call, or its attempts so far. Node side.
 import type { RoutedCallInspection } from '../../client/switchyard-client';
-import { temporalUnreachable, UsageError } from '../cli-errors';
+import { UsageError } from '../cli-errors';
+import { temporalUnreachable } from '../temporal-unreachable';
 import type { Command } from '../command';
 import { ExitCode } from '../exit-codes';
 import type { FlagTable } from '../flags';

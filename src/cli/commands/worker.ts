@@ -1,6 +1,7 @@
 // `switchyard worker`: runs a Switchyard worker until SIGINT / SIGTERM. Node side.
 import type { Command } from '../command';
-import { temporalUnreachable, UsageError } from '../cli-errors';
+import { UsageError } from '../cli-errors';
+import { temporalUnreachable } from '../temporal-unreachable';
 import { ExitCode } from '../exit-codes';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';

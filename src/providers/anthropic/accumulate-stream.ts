@@ -1,5 +1,5 @@
 // Gathers Anthropic stream events into one message and checks the stream was complete. Worker side.
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { isRecord } from '../json-value';
 import { providerFailure } from '../provider-failure';
 import type { GenerationResult, OutputDelta } from '../types';

@@ -1,7 +1,7 @@
 // The Anthropic Messages adapter, on `@anthropic-ai/sdk`. Worker side.
 import Anthropic from '@anthropic-ai/sdk';
 import type { GenerationRequest } from '../../config/request';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { AttemptAbort } from '../attempt-abort';
 import { providerFailure, safeIdentifier } from '../provider-failure';
 import type { SecretScrubber } from '../secret-scrubber';

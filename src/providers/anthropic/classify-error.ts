@@ -14,7 +14,7 @@ import {
   RateLimitError,
   RequestTimeoutError,
 } from '@anthropic-ai/sdk';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { NOT_ABORTED, type AbortState } from '../attempt-abort';
 import {
   certainlyNotSent,

@@ -1,5 +1,5 @@
 // Gathers OpenAI chat completion chunks into one completion and checks the stream was complete. Worker side.
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { isRecord } from '../json-value';
 import { providerFailure } from '../provider-failure';
 import type { GenerationResult, OutputDelta } from '../types';

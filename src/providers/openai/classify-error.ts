@@ -10,7 +10,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from 'openai';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { NOT_ABORTED, type AbortState } from '../attempt-abort';
 import {
   certainlyNotSent,

@@ -1,5 +1,5 @@
 // Turns an OpenAI chat completion (or an accumulated stream) into a GenerationResult. Pure; worker side.
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { isRecord, tokenCount } from '../json-value';
 import { providerFailure } from '../provider-failure';
 import type { ReasoningPart } from '../../config/request';

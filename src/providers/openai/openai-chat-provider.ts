@@ -5,7 +5,7 @@ import { AttemptAbort } from '../attempt-abort';
 import { providerFailure, safeIdentifier } from '../provider-failure';
 import type { SecretScrubber } from '../secret-scrubber';
 import { messageOnlyLogger } from '../sdk-logger';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
 import { OpenAIStreamAccumulator } from './accumulate-stream';
 import { classifyOpenAIError } from './classify-error';

@@ -13,7 +13,7 @@ import type { BreakerPolicy } from '../../config/route';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import { BreakerOutcome, breakerOutcomeOf } from '../../routing/breaker-state';
 import { AdmitDecision, probeLeaseMs } from '../../routing/breaker-admission';
-import type { FailureClass } from '../../routing/failure-class';
+import type { FailureClass } from '../../config/failure-class';
 
 /** When the breaker cannot be reached at all, a denied target may be asked again after this long. */
 const UNREACHABLE_RETRY_MS = 1_000;

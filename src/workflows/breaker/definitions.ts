@@ -2,7 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { BreakerPolicySchema } from '../../config/route';
-import { ALL_FAILURE_CLASSES, type FailureClass } from '../../routing/failure-class';
+import { ALL_FAILURE_CLASSES, type FailureClass } from '../../config/failure-class';
 import { BreakerOutcome, breakerKey, parseBreakerKey, type BreakerState } from '../../routing/breaker-state';
 import type { AdmitDecision } from '../../routing/breaker-admission';
 import type { CarriedBreakerState } from '../../routing/breaker-migration';

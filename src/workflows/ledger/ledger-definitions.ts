@@ -11,7 +11,7 @@ import type {
   ReservationRequest,
   Settlement,
 } from '../../routing/ledger-state';
-import { LEDGER_PERIODS, type LedgerPeriod } from '../../routing/ledger-window';
+import { LEDGER_PERIODS, type LedgerPeriod } from '../../config/budget';
 
 /** Workflow id of the ledger of a budget scope: one ledger per scope, shared by every route and worker. */
 export function ledgerWorkflowId(scope: string): string {

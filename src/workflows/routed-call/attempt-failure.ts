@@ -7,7 +7,7 @@ import {
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { AttemptFailureDetails } from '../../activities/attempt-types';
-import { ALL_FAILURE_CLASSES, FailureClass } from '../../routing/failure-class';
+import { ALL_FAILURE_CLASSES, FailureClass } from '../../config/failure-class';
 
 export interface ClassifiedAttemptFailure {
   readonly failureClass: FailureClass;

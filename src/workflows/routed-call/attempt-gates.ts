@@ -1,7 +1,7 @@
 // The breaker and budget steps around one attempt. Workflow code.
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import type { AttemptCharge } from '../../routing/attempt-cost';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import type { ReservationRefusal } from '../../routing/ledger-state';
 import type { NanoUsd } from '../../routing/money';
 import { SkipReason } from '../../routing/routing-record';

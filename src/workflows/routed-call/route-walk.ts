@@ -16,7 +16,7 @@ import { checkContextWindow, contextWindowMessage } from '../../routing/context-
 import { checkConversationFit } from '../../routing/conversation-fit';
 import { estimateInputTokens } from '../../routing/estimate-tokens';
 import { targetInputBound, type TargetInputBound } from '../../routing/media-bounds';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { attemptBound, usdToNanoFloor, type NanoUsd } from '../../routing/money';
 import { nextRoundAt } from '../../routing/patience';
 import {

@@ -1,6 +1,6 @@
 // Builds the typed ApplicationFailure that ends a failed routed call, carrying the routing record. Workflow-safe.
 import { ApplicationFailure } from '@temporalio/workflow';
-import { FailureClass } from '../../routing/failure-class';
+import { FailureClass } from '../../config/failure-class';
 import { nanoToUsd } from '../../routing/money';
 import { RoutedCallFailureType, type RoutingRecord } from '../../routing/routing-record';
 import type { BudgetShortfall } from './attempt-gates';

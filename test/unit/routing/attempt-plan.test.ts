@@ -4,7 +4,7 @@ import {
   ALL_FAILURE_CLASSES,
   FAILOVER_CLASSES,
   FAILURE_CLASS_RULES,
-} from '../../../src/routing/failure-class';
+} from '../../../src/config/failure-class';
 
 const target = (retries: number) => ({ retries });
 

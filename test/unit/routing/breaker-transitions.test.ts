@@ -14,7 +14,7 @@ import {
   ALL_FAILURE_CLASSES,
   FAILURE_CLASS_RULES,
   type FailureClass,
-} from '../../../src/routing/failure-class';
+} from '../../../src/config/failure-class';
 
 const policy = { failureThreshold: 3, cooldownMs: 1_000 };
 const T0 = Date.parse('2025-01-01T00:00:00Z');
