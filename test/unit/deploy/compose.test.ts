@@ -156,10 +156,10 @@ test('the setup registers exactly Switchyard search attributes, with the types t
   const script = read('deploy/temporal/register-search-attributes.sh');
   const registered = [...script.matchAll(/^register (\w+) (\w+)$/gm)].map((match) => [match[1], match[2]]);
   expect(registered).toEqual(expected);
-  // The README gives the same registration for a cluster of your own.
-  const readme = read('README.md');
+  // docs/operations.md gives the same registration for a cluster of your own.
+  const operations = read('docs/operations.md');
   for (const [name, type] of expected) {
-    expect(readme).toContain(`--name ${name} --type ${type}`);
+    expect(operations).toContain(`--name ${name} --type ${type}`);
   }
 });
 
