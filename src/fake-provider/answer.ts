@@ -13,6 +13,8 @@ export interface FakeParsedRequest {
   readonly promptText: string;
   /** The last user message's text, which the default answer echoes. */
   readonly lastUserText: string;
+  /** The body as received, for a wire whose answers repeat request fields (Responses). @default absent */
+  readonly body?: Readonly<Record<string, unknown>>;
 }
 
 export type FakeFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal';

@@ -190,6 +190,7 @@ function streamEvents(
 export const anthropicWire: ProviderWire = {
   provider: 'anthropic',
   requestIdHeader: 'request-id',
+  responseIdPrefix: 'msg_fake',
   toolCallIdPrefix: 'toolu_',
   parseRequest,
   errorResponse: anthropicErrorResponse,

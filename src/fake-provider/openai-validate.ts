@@ -49,10 +49,15 @@ function invalidValue(value: unknown, supported: readonly string[], param: strin
   };
 }
 
+/** True when the bytes start like one of the image formats OpenAI accepts (png, jpeg, gif, webp). */
+export function isSupportedImage(bytes: Buffer): boolean {
+  return Object.values(IMAGE_SIGNATURES).some((matches) => matches(bytes));
+}
+
 const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Decodes standard, padded base64, or undefined when it is not that (Buffer.from would skip bad characters). */
-function decodeBase64(text: string): Buffer | undefined {
+export function decodeBase64(text: string): Buffer | undefined {
   if (text === '' || text.length % 4 !== 0 || !STRICT_BASE64.test(text)) return undefined;
   return Buffer.from(text, 'base64');
 }
@@ -97,7 +102,7 @@ function checkImageURL(part: Record<string, unknown>, param: string): OpenAIRequ
     };
   }
   // OpenAI reads the bytes, not the declared type: anything that is not one of its formats is refused.
-  if (!Object.values(IMAGE_SIGNATURES).some((matches) => matches(bytes))) {
+  if (!isSupportedImage(bytes)) {
     return {
       message:
         "You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp'].",

@@ -155,6 +155,7 @@ function errorObject(response: FakeErrorResponse): unknown {
 export const openAIWire: ProviderWire = {
   provider: 'openai',
   requestIdHeader: 'x-request-id',
+  responseIdPrefix: 'chatcmpl-fake',
   toolCallIdPrefix: 'call_',
   parseRequest,
   errorResponse: openAIErrorResponse,

@@ -98,7 +98,13 @@ export async function respond(exchange: FakeExchange, scenario: FakeScenario | u
         return sendError(exchange, wire.errorResponse(scenario.error, exchange.errorContext), headers);
       return streamAnswer(exchange, undefined, headers, {
         stopAfter: scenario.afterEvents ?? 1,
-        ending: wire.streamErrorEvent(scenario.error, exchange.errorContext),
+        ending: (sent) =>
+          wire.streamErrorEvent(scenario.error, exchange.errorContext, {
+            sent,
+            request,
+            ids: exchange.ids,
+            event: scenario.responsesEvent,
+          }),
       });
     default:
       return request.stream
@@ -151,8 +157,8 @@ function jsonAnswer(
 interface StreamInterruption {
   /** Number of answer events sent before the interruption. */
   readonly stopAfter: number;
-  /** A last event (an error) to send before ending the response. */
-  readonly ending: string;
+  /** A last event (an error) to send before ending the response, given how many answer events were sent. */
+  readonly ending: (sent: number) => string;
 }
 
 async function streamAnswer(
@@ -188,7 +194,7 @@ async function streamAnswer(
     }
   }
   if (interruption) {
-    response.end(interruption.ending);
+    response.end(interruption.ending(Math.min(interruption.stopAfter, events.length)));
     tally.failed();
     return;
   }

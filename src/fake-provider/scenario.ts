@@ -28,6 +28,10 @@ const FAKE_ERROR_NAMES = Object.values(FakeErrorName) as [FakeErrorName, ...Fake
 
 const milliseconds = z.number().int().nonnegative();
 
+/** The Responses wire's two ways of failing a stream it has started: an `error` event, or `response.failed`. */
+export const FakeStreamErrorEvent = { error: 'error', failed: 'response.failed' } as const;
+export type FakeStreamErrorEvent = (typeof FakeStreamErrorEvent)[keyof typeof FakeStreamErrorEvent];
+
 /**
  * Where a response may echo the API key the request carried, as a misbehaving provider or gateway might:
  * `code` is the error's code (OpenAI `error.code`, Anthropic `error.details.error_code`), `request_id` the
@@ -145,6 +149,8 @@ export const FakeScenarioSchema = z.discriminatedUnion('kind', [
     kind: z.literal('stream_error'),
     error: z.enum(FAKE_ERROR_NAMES),
     afterEvents: z.number().int().nonnegative().optional(),
+    /** Responses wire only: the event that carries the error. @default 'response.failed' */
+    responsesEvent: z.enum([FakeStreamErrorEvent.error, FakeStreamErrorEvent.failed]).optional(),
     ...commonFields,
   }),
 ]);

@@ -7,6 +7,7 @@ import type { FakeErrorContext } from './error-catalog';
 import { openAIWire } from './openai-wire';
 import type { ProviderWire } from './provider-wire';
 import { respond } from './responder';
+import { responsesWire } from './responses-wire';
 import { FakeScenarioSchema, type FakeScenario } from './scenario';
 import type { ResolvedScenario, ScenarioBook } from './scenario-book';
 import { apiKeyOf, fingerprintApiKey, redactHeaders, type TrafficLog } from './traffic-log';
@@ -17,6 +18,7 @@ export const SCENARIO_HEADER = 'x-fake-scenario';
 const ROUTES: Readonly<Record<string, ProviderWire>> = {
   '/v1/chat/completions': openAIWire,
   '/v1/messages': anthropicWire,
+  '/v1/responses': responsesWire,
 };
 
 export interface FakeServerSettings {
@@ -162,7 +164,7 @@ export class FakeHttpServer {
         request: parsed,
         response,
         ids: {
-          responseId: wire.provider === 'openai' ? `chatcmpl-fake${serial}` : `msg_fake${serial}`,
+          responseId: `${wire.responseIdPrefix}${serial}`,
           created: Math.floor(now / 1000),
         },
         errorContext,
