@@ -104,7 +104,7 @@ function sameChannel(channel: Channel | undefined, delta: OutputDelta): boolean 
  * both providers send each block's pieces together. (The price: a key cut across two separate runs of the text,
  * with a tool call between them, is not caught in the stream; the answer then does not continue it, and the
  * gateway ends the stream with an error.) A reasoning part's signature or redacted data closes the
- * part, so its held text goes out with it, before it.
+ * part, so its held text goes out with it, before it; its id (an OpenAI Responses item's) goes out whole.
  */
 export class StreamScrubber {
   private channel: Channel | undefined;
@@ -147,12 +147,14 @@ export class StreamScrubber {
       case 'reasoning': {
         const closes = delta.signature !== undefined || delta.redactedData !== undefined;
         const text = this.text.push(delta.text) + (closes ? this.text.end() : '');
-        if (!closes && text === '') return;
+        // A part's id goes out even when its text is held, as a tool call's id does: it opens the part.
+        if (!closes && text === '' && delta.id === undefined) return;
         this.emit({
           type: 'reasoning',
           index: delta.index,
           ...(delta.origin !== undefined ? { origin: delta.origin } : {}),
           text,
+          ...(delta.id !== undefined ? { id: this.scrubber.text(delta.id) } : {}),
           ...(delta.signature !== undefined ? { signature: this.scrubber.text(delta.signature) } : {}),
           ...(delta.redactedData !== undefined
             ? { redactedData: this.scrubber.text(delta.redactedData) }

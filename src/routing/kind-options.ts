@@ -17,6 +17,8 @@ export const ANTHROPIC_MIN_TOP_P_WITH_THINKING = 0.95;
 export const ANTHROPIC_MIN_THINKING_BUDGET = 1024;
 /** OpenAI's own limit on stop sequences (compatible servers such as vLLM take more). */
 export const OPENAI_MAX_STOP_SEQUENCES = 4;
+/** The smallest `max_output_tokens` the Responses API takes (`integer_below_min_value` below it). */
+export const RESPONSES_MIN_OUTPUT_TOKENS = 16;
 
 function anthropicMismatch(request: GenerationRequest): OptionMismatch | undefined {
   if (request.seed !== undefined) return { field: 'seed', reason: 'Anthropic has no seed' };
@@ -89,6 +91,12 @@ export function optionMismatch(kind: ProviderKind, request: GenerationRequest): 
         return { field: 'seed', reason: 'the OpenAI Responses API has no seed' };
       if (request.topK !== undefined)
         return { field: 'topK', reason: 'the OpenAI Responses API has no top_k' };
+      // Raising the bound would raise what the attempt may cost, so a smaller one is refused.
+      if (request.maxOutputTokens < RESPONSES_MIN_OUTPUT_TOKENS)
+        return {
+          field: 'maxOutputTokens',
+          reason: `the OpenAI Responses API takes at least ${RESPONSES_MIN_OUTPUT_TOKENS}`,
+        };
       return undefined;
     default:
       return kind satisfies never;

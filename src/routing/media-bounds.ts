@@ -29,7 +29,17 @@ export const DOCUMENT_TOKENS_WITHOUT_WINDOW = 1_000_000;
 /** The most one image costs on `target`: its model's own figure, else its provider kind's published worst case. */
 export function imageTokenBound(target: Pick<ResolvedTarget, 'providerKind' | 'maxImageTokens'>): number {
   if (target.maxImageTokens !== undefined) return target.maxImageTokens;
-  return target.providerKind === 'anthropic' ? ANTHROPIC_IMAGE_TOKENS : OPENAI_IMAGE_TOKENS;
+  switch (target.providerKind) {
+    case 'anthropic':
+      return ANTHROPIC_IMAGE_TOKENS;
+    // The Responses API bills images as Chat Completions does; compatible servers get OpenAI's bound too.
+    case 'openai':
+    case 'openai-responses':
+    case 'openai-compatible':
+      return OPENAI_IMAGE_TOKENS;
+    default:
+      return target.providerKind satisfies never;
+  }
 }
 
 export interface TargetInputBound {

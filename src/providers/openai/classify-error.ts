@@ -58,19 +58,47 @@ function classifyStatusError(error: APIError): FailureClass {
   }
   // The SDK has no classes for the remaining statuses; they arrive as a plain APIError.
   const status = error.status;
-  if (status === undefined) return classifyStreamError(code, error.type);
+  if (status === undefined) return classifyErrorCode(code, error.type);
   if (status === 402 || isQuota) return FailureClass.quotaExhausted;
   if (status === 408) return FailureClass.timeout;
   if (status >= 400 && status < 500) return FailureClass.invalidRequest;
   return FailureClass.invalidResponse;
 }
 
-/** An `error` chunk inside a 200 stream has no status: only its code and type say what happened. */
-function classifyStreamError(code: string | undefined, type: string | undefined): FailureClass {
+/**
+ * Codes of a Responses API failure (`response.failed`, whose error has a code and no type) that blame the
+ * request's images: sending the same request elsewhere would fail the same way.
+ */
+const IMAGE_FAULT_CODES = new Set([
+  'invalid_image',
+  'invalid_image_format',
+  'invalid_base64_image',
+  'invalid_image_url',
+  'image_too_large',
+  'image_too_small',
+  'image_parse_error',
+  'invalid_image_mode',
+  'image_file_too_large',
+  'unsupported_image_media_type',
+  'empty_image_file',
+  'failed_to_download_image',
+  'image_file_not_found',
+]);
+
+/**
+ * A failure reported inside a 200 (an `error` chunk of a Chat Completions stream, an `error` event or a failed
+ * response of the Responses API) has no status: only its code and type say what happened. The Responses API's
+ * `invalid_prompt` is its usage-policy refusal of the prompt.
+ */
+export function classifyErrorCode(code: string | undefined, type: string | undefined): FailureClass {
   if (code === 'context_length_exceeded') return FailureClass.contextOverflow;
   if (code === 'rate_limit_exceeded') return FailureClass.rateLimited;
   if (QUOTA_CODES.has(code ?? '') || QUOTA_CODES.has(type ?? '')) return FailureClass.quotaExhausted;
-  if (type === 'invalid_request_error') return FailureClass.invalidRequest;
+  if (code === 'invalid_prompt' || code === 'image_content_policy_violation')
+    return FailureClass.contentPolicy;
+  if (code === 'vector_store_timeout') return FailureClass.timeout;
+  if (IMAGE_FAULT_CODES.has(code ?? '') || type === 'invalid_request_error')
+    return FailureClass.invalidRequest;
   // The provider broke off its own answer (server_error, or nothing said): the stream is unusable.
   return FailureClass.unavailable;
 }

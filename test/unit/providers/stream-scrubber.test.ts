@@ -157,6 +157,23 @@ test("a key in reasoning text: the part's text joins to the scrubbed text, befor
   }
 });
 
+test("a reasoning part's id (an OpenAI Responses item's) opens the part, whole, even when its text is held", () => {
+  const scrubber = new SecretScrubber([KEY]);
+  const emitted = scrubDeltas(scrubber, [
+    { type: 'reasoning', index: 0, origin: 'openai-responses', text: '', id: 'rs_1' },
+    { type: 'reasoning', index: 0, origin: 'openai-responses', text: 'about sk-' },
+    { type: 'reasoning', index: 0, origin: 'openai-responses', text: '', signature: 'enc' },
+    { type: 'reasoning', index: 1, origin: 'openai-responses', text: 'sk-', id: `rs_${KEY}` },
+  ]);
+  expect(emitted).toEqual([
+    { type: 'reasoning', index: 0, origin: 'openai-responses', text: '', id: 'rs_1' },
+    { type: 'reasoning', index: 0, origin: 'openai-responses', text: 'about ' },
+    { type: 'reasoning', index: 0, origin: 'openai-responses', text: 'sk-', signature: 'enc' },
+    { type: 'reasoning', index: 1, origin: 'openai-responses', text: '', id: 'rs_[redacted]' },
+    { type: 'reasoning', index: 1, origin: 'openai-responses', text: 'sk-' },
+  ]);
+});
+
 test("a run's held end goes out before the next run starts, so the pieces keep the provider's order", () => {
   const scrubber = new SecretScrubber([KEY]);
   const emitted = scrubDeltas(scrubber, [
