@@ -1,6 +1,7 @@
 // The provider factory and the neutral provider contract. Worker side (adapters do I/O).
 import { AnthropicMessagesProvider } from './anthropic';
 import { OpenAIChatProvider } from './openai';
+import { OpenAIResponsesProvider } from './openai-responses';
 import { scrubbingProvider } from './scrubbing-provider';
 import { SecretScrubber } from './secret-scrubber';
 import type { LanguageModelProvider, ProviderKind } from './types';
@@ -24,6 +25,12 @@ export interface ProviderClientConfig {
    * every other configured provider (a gateway in front of several may echo any of them). @default none
    */
   readonly secrets?: readonly string[];
+  /**
+   * Models the config says do not reason (`supports.reasoning: false`). Read by `openai-responses` only: it asks
+   * every other model for its encrypted reasoning, which OpenAI refuses for a model that does not reason.
+   * @default none
+   */
+  readonly modelsWithoutReasoning?: readonly string[];
 }
 
 /**
@@ -34,11 +41,30 @@ export function createProvider(config: ProviderClientConfig): LanguageModelProvi
   const { name, kind, apiKey } = config;
   const scrubber = new SecretScrubber([apiKey, ...(config.secrets ?? [])]);
   const baseURL = config.baseURL !== undefined ? { baseURL: config.baseURL } : {};
-  // TODO(openai-responses): the Responses adapter lands in src/providers/openai-responses.
-  if (kind === 'openai-responses') throw new Error(`${name}: the openai-responses kind has no adapter yet`);
-  const adapter =
-    kind === 'anthropic'
-      ? new AnthropicMessagesProvider({ name, apiKey, scrubber, ...baseURL })
-      : new OpenAIChatProvider({ name, kind, apiKey, scrubber, ...baseURL });
+  const adapter = adapterFor(kind, { name, apiKey, scrubber, ...baseURL }, config);
   return scrubbingProvider(adapter, scrubber);
+}
+
+/** The adapter of `kind`: one switch, so a new kind cannot go without one. */
+function adapterFor(
+  kind: ProviderKind,
+  common: { name: string; apiKey: string; scrubber: SecretScrubber; baseURL?: string },
+  config: ProviderClientConfig,
+): LanguageModelProvider {
+  switch (kind) {
+    case 'anthropic':
+      return new AnthropicMessagesProvider(common);
+    case 'openai':
+    case 'openai-compatible':
+      return new OpenAIChatProvider({ ...common, kind });
+    case 'openai-responses':
+      return new OpenAIResponsesProvider({
+        ...common,
+        ...(config.modelsWithoutReasoning !== undefined
+          ? { modelsWithoutReasoning: config.modelsWithoutReasoning }
+          : {}),
+      });
+    default:
+      return kind satisfies never;
+  }
 }
