@@ -300,7 +300,7 @@ export async function measureClusterColumn(
   }
 }
 
-/** The column as a Markdown table, for the README. */
+/** The column as a Markdown table, for docs/performance.md. */
 export function renderClusterTable(column: ClusterColumn): string {
   const rows = column.lanes.map(
     (lane) =>

@@ -1,4 +1,4 @@
-// The bench's results: the JSON written to bench/results and the table printed (Markdown, for the README).
+// The bench's results: the JSON written to bench/results and the table printed (Markdown, for docs/performance.md).
 import type { MachineDescription } from './machine';
 import type { CpuShare } from './cpu-account';
 import type { LatencyResult } from './latency';

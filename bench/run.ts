@@ -29,7 +29,7 @@ const SIDE_BY_SIDE_CONCURRENCY = 20;
 import { runTuning } from './tuning';
 
 /**
- * The settings the standard run uses: what the tuning matrix found best (see README "Performance").
+ * The settings the standard run uses: what the tuning matrix found best (docs/performance.md, "Settings").
  * Eager activity dispatch is a server switch; eager workflow start is asked for by the client.
  */
 export const TUNED_SETUP: BenchSetup = {

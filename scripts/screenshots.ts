@@ -1,4 +1,4 @@
-// `npm run screenshots`: pictures of the Temporal Web UI for the README, taken with Debian's headless Chromium.
+// `npm run screenshots`: pictures of the Temporal Web UI for the docs (docs/images/), taken with Debian's headless Chromium.
 // Needs `apt-get install chromium` (never a downloaded browser); writes docs/images/*.png. Not run in CI.
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../src/workflows/definitions';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';

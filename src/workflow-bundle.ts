@@ -4,7 +4,7 @@ import { bundleWorkflowCode, DefaultLogger, type BundleOptions } from '@temporal
 /**
  * The bundler options of Switchyard's workflows. `preloadModules` makes the reusable V8 context evaluate the
  * schemas and pure rules once per worker; without it every new workflow built them again (about a quarter of
- * the workflow thread's time per call, see README "Performance").
+ * the workflow thread's busy time per call, when the bench's profile found it).
  */
 export function switchyardBundleOptions(
   options: Pick<BundleOptions, 'failureConverterPath' | 'logger'> = {},

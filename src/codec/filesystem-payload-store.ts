@@ -19,7 +19,7 @@ function errorCode(error: unknown): string | undefined {
  * Files named by the SHA-256 of their bytes, `<directory>/<first two hex digits>/sha256-<hex>`. A write goes to a
  * temporary file in the same folder, is flushed, then renamed into place, so a reader (or a crash) never meets a
  * partial file, and two writers of the same bytes both end with the one complete copy. Nothing is ever deleted:
- * history may refer to a file for as long as the namespace retains it (see the README on retention). Storing
+ * history may refer to a file for as long as the namespace retains it (docs/operations.md, "Large payloads", on retention). Storing
  * bytes that are already there refreshes the file's modification time, so age-based clean-up sees the latest use.
  */
 export class FilesystemPayloadStore implements PayloadStore {

@@ -49,7 +49,8 @@ export interface DevServer {
  * How often, per second, each history shard's queue processors may read their queue: the server's default is
  * 20, which makes every task that goes through a queue (a workflow task's dispatch, a signal to another
  * workflow, a child's start, a timer, a visibility write) wait ~25 ms on average on a quiet server. Raised, the
- * processors read as soon as a task is written. See README "Performance" for what each buys and costs.
+ * processors read as soon as a task is written, at the cost of more queue reads under load (docs/operations.md,
+ * "Search attributes and dynamic config").
  */
 export const QUEUE_POLL_RATE_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1000,

@@ -37,7 +37,7 @@ export function bodyTooLarge(limit: BodyLimit): GatewayError {
     ? `Raise it with ${BODY_LIMIT_FLAG} (the providers take at most about 32 MB per request)`
     : 'Without a payload store a call must fit in one Temporal event. To accept larger requests (images, PDFs), ' +
       `turn the payload store on: set ${PAYLOAD_STORE_VARIABLES.directory} for the gateway and the workers to ` +
-      `a directory they share (README, "Large payloads"); the gateway then takes up to ` +
+      `a directory they share (docs/operations.md, "Large payloads"); the gateway then takes up to ` +
       `${STORED_BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_FLAG} to change it)`;
   return new GatewayError(
     `the request body is over the gateway's limit of ${limit.bytes} bytes. ${remedy}`,

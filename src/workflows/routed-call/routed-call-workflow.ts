@@ -68,7 +68,7 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
  * The routed call as first written, kept so that calls started under it finish and replay unchanged: route,
  * admission and reservation each a local activity, and the settle a signal the call waits for. Clients start
  * {@link routedCallV2Workflow}; a new workflow type rather than a `patched()` branch, because a patch costs
- * every call a marker and a `TemporalChangeVersion` search-attribute upsert (see README "Performance").
+ * every call a marker and a `TemporalChangeVersion` search-attribute upsert (docs/architecture.md, "The path of one call").
  */
 export async function routedCallWorkflow(rawInput: RoutedCallInputValue): Promise<RoutedCallResult> {
   const input = parseInput(rawInput);
