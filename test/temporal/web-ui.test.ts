@@ -100,7 +100,7 @@ test('search attributes carry the route, outcome, server, fallbacks and cost of 
     costUsd: failure.record!.totalCostUsd,
   });
 
-  // The README's three queries find exactly the calls they describe.
+  // The three queries of docs/observability.md find exactly the calls they describe.
   expect(ids(await listCalls(taskQueue, callsWithFallbackQuery('support'), 2))).toEqual(
     [fallback.workflowId, failure.workflowId].sort(),
   );

@@ -76,7 +76,7 @@ test('the default route and inline routes are described; without a config the wo
   expect(details({ route: 'support', request }, false)).toContain('targets: resolved by the worker');
 });
 
-test('the README queries, with values quoted safely', () => {
+test('the queries of docs/observability.md, with values quoted safely', () => {
   expect(callsWithFallbackQuery('support')).toBe("SwitchyardRoute = 'support' AND SwitchyardFallbacks > 0");
   expect(callsServedByProviderQuery('anthropic')).toBe("SwitchyardServedBy STARTS_WITH 'anthropic/'");
   expect(failedCallsQuery('support')).toBe("SwitchyardRoute = 'support' AND ExecutionStatus = 'Failed'");
