@@ -1,5 +1,5 @@
 #!/bin/sh
-# Creates the namespace and registers Switchyard's search attributes (DESIGN §7) on a Temporal cluster. Safe to re-run.
+# Creates the namespace and registers Switchyard's search attributes (docs/observability.md) on a Temporal cluster. Safe to re-run.
 # Runs in temporalio/admin-tools (docker-compose.yml service `temporal-setup`); works against any cluster:
 #   TEMPORAL_ADDRESS=temporal.internal:7233 TEMPORAL_NAMESPACE=prod sh register-search-attributes.sh
 set -eu
