@@ -148,3 +148,125 @@ describe('fake Responses wire: answers', () => {
     expect(deltas.join('')).toBe('{"city":"Paris"}');
   });
 });
+
+describe('fake Responses wire: reasoning', () => {
+  const REASONING = { kind: 'answer' as const, text: 'Four.', reasoning: 'Two and two.\n\nMakes four.' };
+
+  it('sends a reasoning item first: summary parts only when asked, encrypted content only when included', async () => {
+    fake.script(MODEL, [REASONING, REASONING]);
+    const plain = await create({ input: '2+2?' });
+    expect(plain.output[0]).toEqual({
+      id: expect.stringMatching(/^rs_/) as unknown,
+      type: 'reasoning',
+      summary: [],
+    });
+
+    const asked = await create({
+      input: '2+2?',
+      reasoning: { effort: 'low', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
+    });
+    expect(asked.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(asked.output[0]).toMatchObject({
+      summary: [
+        { type: 'summary_text', text: 'Two and two.' },
+        { type: 'summary_text', text: 'Makes four.' },
+      ],
+      encrypted_content: expect.any(String) as unknown,
+    });
+    expect(String((asked.output[0] as { encrypted_content: string }).encrypted_content)).not.toContain(':');
+    expect(asked.reasoning).toEqual({ effort: 'low', summary: 'auto' });
+    expect(asked.usage!.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+  });
+
+  it('streams the summary part by part before the message', async () => {
+    fake.script(MODEL, REASONING);
+    const events = await streamed({ input: '2+2?', reasoning: { summary: 'detailed' } });
+    const types = events.map((event) => event.type);
+    expect(types.slice(2, 12)).toEqual([
+      'response.output_item.added',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.output_item.done',
+    ]);
+    const summary = events.flatMap((event) =>
+      event.type === 'response.reasoning_summary_text.done' ? [`${event.summary_index}:${event.text}`] : [],
+    );
+    expect(summary).toEqual(['0:Two and two.', '1:Makes four.']);
+  });
+
+  it('works with the SDK stream helper, which assembles the final response', async () => {
+    fake.script(MODEL, { ...REASONING, toolCalls: [{ name: 'lookup', arguments: { q: 1 } }] });
+    const stream = client.responses.stream({
+      model: MODEL,
+      store: false,
+      input: '2+2?',
+      tools: TOOLS,
+      reasoning: { summary: 'auto' },
+    });
+    let text = '';
+    stream.on('response.output_text.delta', (event) => (text += event.delta));
+    const final = await stream.finalResponse();
+    expect(text).toBe('Four.');
+    expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message', 'function_call']);
+    const message = final.output.find((item) => item.type === 'message');
+    expect(message?.content).toMatchObject([{ type: 'output_text', text: 'Four.' }]);
+  });
+});
+
+describe('fake Responses wire: accepted input', () => {
+  const PNG =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+  it('takes every message role, images, files, a JSON schema format and sampling settings', async () => {
+    const response = await create({
+      input: [
+        { role: 'developer', content: 'Answer in JSON.' },
+        { role: 'system', content: [{ type: 'input_text', text: 'Be exact.' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Describe.' },
+            { type: 'input_image', image_url: `data:image/png;base64,${PNG}`, detail: 'low' },
+            { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'auto' },
+            { type: 'input_file', file_data: 'data:application/pdf;base64,JVBERi0xLjQ=', filename: 'a.pdf' },
+          ],
+        },
+        {
+          type: 'message',
+          id: 'msg_earlier',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: '{}', annotations: [] }],
+        },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Once more.' }] },
+        { role: 'assistant', content: '{}' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Again.' }] },
+      ],
+      text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: false } },
+      temperature: 0.2,
+      top_p: 0.9,
+      max_output_tokens: 200,
+      metadata: { run: 'test' },
+      parallel_tool_calls: false,
+      tools: TOOLS,
+      tool_choice: { type: 'function', name: 'lookup' },
+    });
+    expect(response.output_text).toBe('Echo: Again.');
+    expect(response).toMatchObject({
+      temperature: 0.2,
+      top_p: 0.9,
+      max_output_tokens: 200,
+      metadata: { run: 'test' },
+      parallel_tool_calls: false,
+      text: { format: { type: 'json_schema', name: 'answer' } },
+      tool_choice: { type: 'function', name: 'lookup' },
+    });
+  });
+});
