@@ -3,7 +3,7 @@ import type { GatewayError } from './gateway-error';
 import { parseAnthropicRequest } from './anthropic-parse';
 import { AnthropicStreamRenderer, answerContent, STOP_REASONS, usageOf } from './anthropic-render';
 import type { RoutingSummary } from './routing-summary';
-import { routingBody, type Surface } from './surface';
+import { routingBody, type Surface, type SurfaceRequest } from './surface';
 
 export { ANTHROPIC_IGNORED_FIELDS, parseAnthropicRequest } from './anthropic-parse';
 
@@ -39,8 +39,9 @@ function errorBody(error: GatewayError, routing?: RoutingSummary) {
   };
 }
 
-export const anthropicSurface: Surface = {
+export const anthropicSurface = {
   name: 'anthropic',
+  outputLimitField: 'max_tokens',
   parse: parseAnthropicRequest,
   answer(answer, identity, routing) {
     return {
@@ -56,5 +57,6 @@ export const anthropicSurface: Surface = {
     };
   },
   errorBody,
-  streamRenderer: () => new AnthropicStreamRenderer(errorBody),
-};
+  // Every Anthropic stream is the same: its request changes nothing in it.
+  streamRenderer: (_request: SurfaceRequest) => new AnthropicStreamRenderer(errorBody),
+} satisfies Surface;

@@ -7,6 +7,7 @@ import { routedCallWorkflowId } from '../workflows/definitions';
 import { keyAllowsRoute, type StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { applyKeyOutputCeiling, keyRefusal, type KeyPolicy } from './key-policy';
+import { RESPONSES_LABELS } from './responses-echo';
 import type { Surface, SurfaceRequest } from './surface';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -67,11 +68,18 @@ export function prepareCall(options: {
   }
   const value: RoutedCallInputValue = {
     route,
-    request: applyKeyOutputCeiling(parsed.request, key),
+    request: applyKeyOutputCeiling(parsed.request, key, options.surface.outputLimitField),
     ...(key.budget !== undefined ? { budget: key.budget } : {}),
     deadlineMs: options.deadlineMs,
     stream: parsed.stream,
-    labels: { gateway: options.surface.name, gatewayKey: key.id },
+    labels: {
+      ...parsed.labels,
+      // An unstored response can be neither read back nor continued (see responses-state.ts).
+      ...(parsed.store === false ? { [RESPONSES_LABELS.store]: 'false' } : {}),
+      // Last, so no surface label can stand in for the gateway's own: ownership is checked by these.
+      gateway: options.surface.name,
+      gatewayKey: key.id,
+    },
   };
   const input = validateCallInput(value);
   // Too large for Temporal is refused by the client's start (PayloadTooLargeError, a 413), which knows whether

@@ -6,12 +6,16 @@ import type { Config } from '../config/config';
 import type { RoutedCallResult } from '../routing/routing-record';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall, type PreparedCall } from './call-input';
+import type { StoredKey } from './gateway-key';
 import type { KeyPolicy } from './key-policy';
 import { CallerPresence } from './caller-presence';
 import { gatewayKeyOf, header } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
 import { openAISurface } from './openai-surface';
 import type { RelayHub } from './relay-hub';
+import { responseIdOf } from './response-id';
+import { conversationBefore } from './responses-state';
+import { responsesSurface } from './responses-surface';
 import { routingHeaders, summaryOf } from './routing-summary';
 import { StreamedResponse } from './streamed-response';
 import type { ResponseIdentity, Surface, SurfaceRequest } from './surface';
@@ -31,13 +35,20 @@ export interface CallRoutesOptions {
   readonly keyPolicy?: KeyPolicy;
 }
 
-function identityOf(surface: Surface, workflowId: string, model: string): ResponseIdentity {
+function identityOf(
+  surface: Surface,
+  parsed: SurfaceRequest,
+  workflowId: string,
+  model: string,
+): ResponseIdentity {
   const digest = createHash('sha256').update(workflowId).digest('hex').slice(0, 24);
-  return {
-    id: surface.name === 'openai' ? `chatcmpl-${digest}` : `msg_${digest}`,
-    model,
-    created: Math.floor(Date.now() / 1000),
-  };
+  const id =
+    surface.name === 'responses'
+      ? responseIdOf(workflowId, parsed.store !== false)
+      : surface.name === 'openai'
+        ? `chatcmpl-${digest}`
+        : `msg_${digest}`;
+  return { id, model, created: Math.floor(Date.now() / 1000) };
 }
 
 function withWorkflow(error: unknown, workflowId: string): GatewayError {
@@ -58,7 +69,10 @@ export interface CallRoutes {
   stopWaiting(): void;
 }
 
-/** `POST /v1/chat/completions` and `POST /v1/messages`, on a scope whose requests carry a checked key. */
+/**
+ * `POST /v1/chat/completions`, `POST /v1/messages` and `POST /v1/responses`, on a scope whose requests carry a
+ * checked key.
+ */
 export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): CallRoutes {
   const { switchyard, config, hub, callTimeoutMs } = options;
   const closing = new AbortController();
@@ -119,12 +133,23 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     return started;
   };
 
+  /**
+   * A Responses request that continues an earlier response (`previous_response_id`) gets that response's
+   * conversation before its own input, read back from Temporal, before anything about the call is decided.
+   */
+  const withConversationBefore = async (parsed: SurfaceRequest, key: StoredKey): Promise<SurfaceRequest> => {
+    if (parsed.previousResponseId === undefined) return parsed;
+    const before = await conversationBefore(switchyard, parsed.previousResponseId, key);
+    return { ...parsed, request: { ...parsed.request, messages: [...before, ...parsed.request.messages] } };
+  };
+
   const answerCall = async (surface: Surface, request: FastifyRequest, reply: FastifyReply) => {
-    const parsed = surface.parse(request.body);
+    const key = gatewayKeyOf(request);
+    const parsed = await withConversationBefore(surface.parse(request.body), key);
     const prepared = prepareCall({
       surface,
       parsed,
-      key: gatewayKeyOf(request),
+      key,
       config,
       idempotencyKey: header(request, 'idempotency-key'),
       deadlineMs: callTimeoutMs,
@@ -136,8 +161,11 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     try {
       const result = await waitForResult(await startForCaller(presence, prepared));
       const routing = summaryOf(prepared.workflowId, prepared.route, result.record);
-      const identity = identityOf(surface, prepared.workflowId, result.record.servedBy?.model ?? 'unknown');
-      return reply.headers(routingHeaders(routing)).send(surface.answer(result.answer, identity, routing));
+      const model = result.record.servedBy?.model ?? 'unknown';
+      const identity = identityOf(surface, parsed, prepared.workflowId, model);
+      return reply
+        .headers(routingHeaders(routing))
+        .send(surface.answer(result.answer, identity, routing, parsed, prepared.input));
     } catch (error) {
       throw withWorkflow(error, prepared.workflowId);
     }
@@ -155,11 +183,11 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     const registration = hub.open();
     const streamed = new StreamedResponse({
       surface,
-      renderer: surface.streamRenderer(parsed),
+      renderer: surface.streamRenderer(parsed, prepared.input),
       response: reply.raw,
       workflowId: prepared.workflowId,
       route: prepared.route,
-      identity: (model) => identityOf(surface, prepared.workflowId, model),
+      identity: (model) => identityOf(surface, parsed, prepared.workflowId, model),
     });
     // Set before the call starts: its first attempt may push before start() has even returned.
     registration.onBatch = (batch) => streamed.accept(batch);
@@ -175,5 +203,6 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
 
   scope.post('/v1/chat/completions', (request, reply) => answerCall(openAISurface, request, reply));
   scope.post('/v1/messages', (request, reply) => answerCall(anthropicSurface, request, reply));
+  scope.post('/v1/responses', (request, reply) => answerCall(responsesSurface, request, reply));
   return { stopWaiting: () => closing.abort() };
 }

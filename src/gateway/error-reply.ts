@@ -5,12 +5,14 @@ import type { BodyLimit } from './body-limit';
 import { bodyTooLarge } from './body-limit';
 import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
 import { openAISurface } from './openai-surface';
+import { responsesSurface } from './responses-surface';
 import { ROUTING_HEADERS, routingHeaders, summaryOf } from './routing-summary';
 import type { Surface } from './surface';
 
-/** The surface a request's path belongs to: Anthropic's for `/v1/messages`, else OpenAI's. */
+/** The surface a request's path belongs to: Anthropic's for `/v1/messages`, Responses' for `/v1/responses`, else OpenAI's. */
 export function surfaceOfUrl(url: string): Surface {
-  return url.startsWith('/v1/messages') ? anthropicSurface : openAISurface;
+  if (url.startsWith('/v1/messages')) return anthropicSurface;
+  return url.startsWith('/v1/responses') ? responsesSurface : openAISurface;
 }
 
 export interface ErrorReplyOptions {

@@ -88,11 +88,13 @@ function dataURL(url: string): { mediaType: string; data: string } | undefined {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function imagePart(raw: unknown, path: string): ImagePart {
-  const { image_url: image } = checkField(ImagePartWireSchema, raw, path);
-  const urlPath = fieldPath(path, 'image_url', 'url');
-  const detail = image.detail ? { detail: image.detail } : {};
-  const inline = dataURL(image.url);
+/**
+ * The image a URL names: `data:<image type>;base64,…` inline, or an http(s) URL the provider fetches. Shared by
+ * the OpenAI surfaces (Chat Completions `image_url`, Responses `input_image`); `urlPath` names the URL field.
+ */
+export function imageOfUrl(url: string, urlPath: string, detail?: ImagePart['detail']): ImagePart {
+  const hint = detail !== undefined ? { detail } : {};
+  const inline = dataURL(url);
   if (inline !== undefined) {
     const mediaType = IMAGE_MEDIA_TYPES.find((type) => type === inline.mediaType);
     if (mediaType === undefined) {
@@ -100,12 +102,33 @@ function imagePart(raw: unknown, path: string): ImagePart {
     }
     if (inline.data === '' || !BASE64.test(inline.data))
       throw invalidField(urlPath, 'the image data must be base64');
-    return { type: 'image', data: inline.data, mediaType, ...detail };
+    return { type: 'image', data: inline.data, mediaType, ...hint };
   }
-  if (!/^https?:\/\//i.test(image.url) || !URL.canParse(image.url)) {
+  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) {
     throw invalidField(urlPath, 'an image url must be http(s)://… or data:<image type>;base64,…');
   }
-  return { type: 'image', url: image.url, ...detail };
+  return { type: 'image', url, ...hint };
+}
+
+function imagePart(raw: unknown, path: string): ImagePart {
+  const { image_url: image } = checkField(ImagePartWireSchema, raw, path);
+  return imageOfUrl(image.url, fieldPath(path, 'image_url', 'url'), image.detail ?? undefined);
+}
+
+/** A PDF given as `data:application/pdf;base64,…` (`dataPath` names the field), with its file name as title. */
+export function pdfOfDataUrl(fileData: string, dataPath: string, filename?: string): DocumentPart {
+  const inline = dataURL(fileData);
+  if (inline === undefined || inline.mediaType !== 'application/pdf') {
+    throw invalidField(dataPath, 'only PDF files, as data:application/pdf;base64,…, can be routed');
+  }
+  if (inline.data === '' || !BASE64.test(inline.data))
+    throw invalidField(dataPath, 'the file data must be base64');
+  return {
+    type: 'document',
+    data: inline.data,
+    mediaType: 'application/pdf',
+    ...(filename !== undefined ? { title: filename } : {}),
+  };
 }
 
 function documentPart(raw: unknown, path: string): DocumentPart {
@@ -118,18 +141,7 @@ function documentPart(raw: unknown, path: string): DocumentPart {
   }
   const dataPath = fieldPath(path, 'file', 'file_data');
   if (file.file_data === undefined) throw invalidField(dataPath, 'a file part needs its file_data');
-  const inline = dataURL(file.file_data);
-  if (inline === undefined || inline.mediaType !== 'application/pdf') {
-    throw invalidField(dataPath, 'only PDF files, as data:application/pdf;base64,…, can be routed');
-  }
-  if (inline.data === '' || !BASE64.test(inline.data))
-    throw invalidField(dataPath, 'the file data must be base64');
-  return {
-    type: 'document',
-    data: inline.data,
-    mediaType: 'application/pdf',
-    ...(file.filename !== undefined ? { title: file.filename } : {}),
-  };
+  return pdfOfDataUrl(file.file_data, dataPath, file.filename);
 }
 
 function userPart(raw: unknown, path: string): UserContentPart {

@@ -25,7 +25,8 @@ const ERROR_TYPES: Readonly<Record<GatewayError['kind'], string>> = {
   internal: 'server_error',
 };
 
-function errorBody(error: GatewayError, routing?: RoutingSummary) {
+/** OpenAI's error body (Chat Completions and Responses alike), with the routing metadata when there was a call. */
+export function openAIErrorBody(error: GatewayError, routing?: RoutingSummary) {
   const switchyard = routingBody(routing);
   return {
     error: {
@@ -38,10 +39,11 @@ function errorBody(error: GatewayError, routing?: RoutingSummary) {
   };
 }
 
-export const openAISurface: Surface = {
+export const openAISurface = {
   name: 'openai',
+  outputLimitField: 'max_tokens',
   parse: parseOpenAIRequest,
   answer: chatCompletionOf,
-  errorBody,
-  streamRenderer: (request) => new OpenAIStreamRenderer(request.includeUsage, errorBody),
-};
+  errorBody: openAIErrorBody,
+  streamRenderer: (request) => new OpenAIStreamRenderer(request.includeUsage, openAIErrorBody),
+} satisfies Surface;

@@ -1,5 +1,6 @@
 // The shape of one HTTP surface (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses): parse, answer, stream, fail. Node side.
 import type { GenerationRequestInput } from '../config/request';
+import type { RoutedCallInput } from '../config/routed-call-input';
 import type { OutputDelta } from '../providers/types';
 import type { RoutedCallResult } from '../routing/routing-record';
 import type { GatewayError } from './gateway-error';
@@ -22,6 +23,17 @@ export interface SurfaceRequest {
   readonly previousResponseId?: string;
   /** Responses only: whether the response may be read back or continued later (`store`). @default true */
   readonly store?: boolean;
+  /**
+   * Responses only: whether reasoning items carry their `encrypted_content`
+   * (`include: ["reasoning.encrypted_content"]`). @default false
+   */
+  readonly encryptedReasoning?: boolean;
+  /**
+   * Labels the surface keeps with the call beside the gateway's own, for what its answer echoes and the neutral
+   * request cannot hold (the Responses surface's metadata, say). Small values only: labels are shown with the
+   * call. @default none
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** What every response of one call shares. */
@@ -47,11 +59,23 @@ export interface StreamRenderer {
 
 export interface Surface {
   readonly name: 'openai' | 'anthropic' | 'responses';
+  /** The request field that bounds the answer's length, as errors about it name it (`max_tokens`). */
+  readonly outputLimitField: string;
   /** Throws a {@link GatewayError} naming the field for anything the routed call cannot carry. */
   parse(body: unknown): SurfaceRequest;
-  answer(answer: Answer, identity: ResponseIdentity, routing: RoutingSummary): unknown;
+  /**
+   * The whole answer's body. `request` is the request as parsed; `input` the routed call's input as it started
+   * (validated: the whole conversation, defaults applied, the labels).
+   */
+  answer(
+    answer: Answer,
+    identity: ResponseIdentity,
+    routing: RoutingSummary,
+    request: SurfaceRequest,
+    input: RoutedCallInput,
+  ): unknown;
   errorBody(error: GatewayError, routing?: RoutingSummary): unknown;
-  streamRenderer(request: SurfaceRequest): StreamRenderer;
+  streamRenderer(request: SurfaceRequest, input: RoutedCallInput): StreamRenderer;
 }
 
 /** One SSE event: an optional `event:` line, one `data:` line (JSON has no raw newlines), a blank line. */
