@@ -1,4 +1,5 @@
 // Local activities through which routed calls reach breaker entities, via the worker's client. Worker side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import {
   QueryRejectedError,
   WithStartWorkflowOperation,
@@ -46,6 +47,15 @@ export const BREAKER_ACCESS_TIMEOUT_MS = 3_000;
 export const BREAKER_UNREACHABLE_MEMORY_MS = 5_000;
 
 export class BreakerUnreachableError extends Error {
+  static {
+    brandError(this, 'BreakerUnreachableError');
+  }
+
+  /** Whether `value` is a {@link BreakerUnreachableError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is BreakerUnreachableError {
+    return hasErrorBrand(value, 'BreakerUnreachableError');
+  }
+
   override readonly name = 'BreakerUnreachableError';
   constructor(
     readonly key: string,

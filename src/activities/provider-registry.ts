@@ -1,4 +1,5 @@
 // Builds provider clients from the config and the worker's environment, once per provider. Worker side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import { ownEntry, type Config } from '../config/config';
 import { createProvider } from '../providers';
 import type { LanguageModelProvider } from '../providers/types';
@@ -9,6 +10,15 @@ export interface ProviderRegistry {
 }
 
 export class MissingApiKeyError extends Error {
+  static {
+    brandError(this, 'MissingApiKeyError');
+  }
+
+  /** Whether `value` is a {@link MissingApiKeyError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is MissingApiKeyError {
+    return hasErrorBrand(value, 'MissingApiKeyError');
+  }
+
   override readonly name = 'MissingApiKeyError';
   constructor(
     readonly provider: string,
@@ -19,6 +29,15 @@ export class MissingApiKeyError extends Error {
 }
 
 export class UnknownProviderError extends Error {
+  static {
+    brandError(this, 'UnknownProviderError');
+  }
+
+  /** Whether `value` is a {@link UnknownProviderError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is UnknownProviderError {
+    return hasErrorBrand(value, 'UnknownProviderError');
+  }
+
   override readonly name = 'UnknownProviderError';
   constructor(readonly provider: string) {
     super(`provider "${provider}" is not in the worker's config`);

@@ -1,4 +1,5 @@
 // Errors the client API throws: typed routed-call failures, rejected requests, idempotency conflicts. Node side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { nanoToUsd } from '../routing/money';
@@ -39,6 +40,15 @@ export interface RoutedCallErrorFields {
  * `BudgetExceeded`, `field` for an `InvalidRequest` the workflow refused, and the routing record.
  */
 export class RoutedCallError extends Error implements RoutedCallErrorFields {
+  static {
+    brandError(this, 'RoutedCallError');
+  }
+
+  /** Whether `value` is a {@link RoutedCallError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is RoutedCallError {
+    return hasErrorBrand(value, 'RoutedCallError');
+  }
+
   override readonly name = 'RoutedCallError';
   readonly retryAt?: Date;
   readonly retryAfterMs?: number;
@@ -82,6 +92,15 @@ export { InvalidRequestError } from './invalid-request-error';
  * with other input, so returning its answer would answer a question that was not asked. Nothing was started.
  */
 export class IdempotencyConflictError extends Error {
+  static {
+    brandError(this, 'IdempotencyConflictError');
+  }
+
+  /** Whether `value` is a {@link IdempotencyConflictError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is IdempotencyConflictError {
+    return hasErrorBrand(value, 'IdempotencyConflictError');
+  }
+
   override readonly name = 'IdempotencyConflictError';
   constructor(
     message: string,

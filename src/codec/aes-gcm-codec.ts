@@ -1,4 +1,5 @@
 // A PayloadCodec that encrypts each whole payload with AES-256-GCM, with key ids for rotation. Node side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -19,6 +20,15 @@ const textDecoder = new TextDecoder();
 
 /** A payload names a key this process does not hold. */
 export class UnknownCodecKeyError extends Error {
+  static {
+    brandError(this, 'UnknownCodecKeyError');
+  }
+
+  /** Whether `value` is a {@link UnknownCodecKeyError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is UnknownCodecKeyError {
+    return hasErrorBrand(value, 'UnknownCodecKeyError');
+  }
+
   override readonly name = 'UnknownCodecKeyError';
   constructor(readonly keyId: string) {
     super(
@@ -30,6 +40,15 @@ export class UnknownCodecKeyError extends Error {
 
 /** An encrypted payload that cannot be read: malformed, altered, or encrypted with another key under this id. */
 export class PayloadDecryptionError extends Error {
+  static {
+    brandError(this, 'PayloadDecryptionError');
+  }
+
+  /** Whether `value` is a {@link PayloadDecryptionError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is PayloadDecryptionError {
+    return hasErrorBrand(value, 'PayloadDecryptionError');
+  }
+
   override readonly name = 'PayloadDecryptionError';
   constructor(
     readonly keyId: string | undefined,

@@ -1,4 +1,5 @@
 // The payload codec's AES-256 keys, read from the environment: one current key, older ones for decoding. Node side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import { createHash } from 'node:crypto';
 import { CodecSettingsError } from './codec-settings-error';
 
@@ -38,6 +39,15 @@ export interface CodecKeyring {
  * never the value, which is, or is close to, key material.
  */
 export class CodecKeyError extends CodecSettingsError {
+  static {
+    brandError(this, 'CodecKeyError');
+  }
+
+  /** Whether `value` is a {@link CodecKeyError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static override isInstance(value: unknown): value is CodecKeyError {
+    return hasErrorBrand(value, 'CodecKeyError');
+  }
+
   override readonly name = 'CodecKeyError';
 }
 

@@ -1,4 +1,5 @@
 // Resolves a route reference (a name or an inline spec) against the config. Pure: no I/O, no Temporal.
+import { brandError, hasErrorBrand } from './branded-error';
 import { ownEntry, type Config } from './config';
 import type { ResolvedRoute } from './resolved-route';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
@@ -6,6 +7,15 @@ import { firstIssueField, prettifyIssues } from './strict-object';
 import { FAILOVER_CLASSES } from './failure-class';
 
 export class RouteResolutionError extends Error {
+  static {
+    brandError(this, 'RouteResolutionError');
+  }
+
+  /** Whether `value` is a {@link RouteResolutionError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is RouteResolutionError {
+    return hasErrorBrand(value, 'RouteResolutionError');
+  }
+
   override readonly name = 'RouteResolutionError';
   constructor(
     message: string,

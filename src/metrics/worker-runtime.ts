@@ -1,4 +1,5 @@
 // Installs the worker process's Temporal runtime: log level and the Prometheus endpoint. Node side.
+import { brandError, hasErrorBrand } from '../config/branded-error';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import {
   ATTEMPT_LATENCY_MS_BUCKETS,
@@ -25,6 +26,15 @@ export interface MetricsSettings {
 }
 
 export class MetricsSettingsError extends Error {
+  static {
+    brandError(this, 'MetricsSettingsError');
+  }
+
+  /** Whether `value` is a {@link MetricsSettingsError}, made by this copy of Switchyard or by another one loaded beside it. */
+  static isInstance(value: unknown): value is MetricsSettingsError {
+    return hasErrorBrand(value, 'MetricsSettingsError');
+  }
+
   override readonly name = 'MetricsSettingsError';
 }
 

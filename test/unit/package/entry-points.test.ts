@@ -102,8 +102,13 @@ test('`switchyard/workflow` loads only the workflow SDK and workflow-safe code: 
   ]);
   const sides = files.map((file) => file.split('/').slice(0, 2).join('/'));
   expect([...new Set(sides)].sort()).toEqual(['src/config', 'src/routing', 'src/workflow', 'src/workflows']);
-  // Of the config, only the conversation helpers (types and pure functions, no zod: see the packages above).
-  expect(files.filter((file) => file.startsWith('src/config/'))).toEqual(['src/config/conversation.ts']);
+  // Of the config, only pure modules without zod (see the packages above): the error brand, the failure classes
+  // and the conversation helpers.
+  expect(files.filter((file) => file.startsWith('src/config/')).sort()).toEqual([
+    'src/config/branded-error.ts',
+    'src/config/conversation.ts',
+    'src/config/failure-class.ts',
+  ]);
   expect(files.filter((file) => file.startsWith('src/workflows/'))).not.toContainEqual(
     expect.stringMatching(/routed-call\/|breaker\/|ledger\/|scheduled-generation\//),
   );
