@@ -28,9 +28,10 @@ beforeEach(() => harness?.fake.reset());
  */
 const ROUTE = 'reverse';
 const MODEL = 'claude-secondary';
-const callsTool = (city: string): FakeScenario => ({
+const callsTool = (city: string, chunkDelayMs?: number): FakeScenario => ({
   kind: 'answer',
   toolCalls: [{ name: 'get_weather', arguments: { city } }],
+  ...(chunkDelayMs !== undefined ? { chunkDelayMs } : {}),
 });
 const echoes: FakeScenario = { kind: 'answer' };
 
@@ -79,12 +80,7 @@ function sentMessages(): AnthropicMessage[][] {
 pythonOnly(
   'the default model: one function tool, run_sync and streamed, each answer built from the tool output',
   async () => {
-    harness.fake.script(MODEL, [
-      callsTool('Paris'),
-      echoes,
-      { ...callsTool('Paris'), chunkDelayMs: 5 },
-      echoes,
-    ]);
+    harness.fake.script(MODEL, [callsTool('Paris'), echoes, callsTool('Paris', 5), echoes]);
     const seen = await harness.withGateway(({ gateway, key }) => runAgents('loop', gateway.url, key));
     expect(seen).toMatchObject({
       version: PYTHON_OPENAI_AGENTS_VERSION,
