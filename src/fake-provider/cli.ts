@@ -4,7 +4,8 @@ import { startFakeProvider } from './index';
 
 const USAGE = `Usage: fake-provider [--port 4010] [--host 127.0.0.1] [--latency-ms 0] [--api-key KEY]
 
-Serves POST /v1/chat/completions (OpenAI) and POST /v1/messages (Anthropic) with echo answers.
+Serves POST /v1/chat/completions and POST /v1/responses (OpenAI) and POST /v1/messages (Anthropic) with
+echo answers.
 Send a scenario per request as JSON in the x-fake-scenario header, e.g.
   x-fake-scenario: {"kind":"error","error":"rate_limited","retryAfterSeconds":2}`;
 

@@ -1,4 +1,5 @@
-// The fake provider's public API: start a scripted OpenAI + Anthropic HTTP server on 127.0.0.1.
+// The fake provider's public API: start a scripted OpenAI (Chat Completions, Responses) + Anthropic HTTP server on
+// 127.0.0.1.
 import type { FakeProviderKind } from './provider-wire';
 import { RandomFaults, type RandomFaultKind, type RandomFaultOptions } from './random-faults';
 import { ScenarioBook, type FakeOutageOptions } from './scenario-book';
@@ -20,7 +21,13 @@ export {
   type RandomFaultWeights,
 } from './random-faults';
 export { SCENARIO_HEADER } from './server';
-export { FakeErrorName, FakeScenarioSchema, type FakeScenario, type FakeScenarioKind } from './scenario';
+export {
+  FakeErrorName,
+  FakeScenarioSchema,
+  FakeStreamErrorEvent,
+  type FakeScenario,
+  type FakeScenarioKind,
+} from './scenario';
 export {
   fingerprintApiKey,
   type FakeBilledUsage,
@@ -48,7 +55,7 @@ export interface FakeScriptOptions {
 export interface FakeProvider {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
-  /** Base URL for the `openai` SDK (`<url>/v1`). */
+  /** Base URL for the `openai` SDK (`<url>/v1`), Chat Completions and Responses alike. */
   readonly openaiBaseURL: string;
   /** Base URL for the `@anthropic-ai/sdk` client (`<url>`; the SDK adds `/v1/messages`). */
   readonly anthropicBaseURL: string;
@@ -71,7 +78,10 @@ export interface FakeProvider {
    * (provider, model). Replaces any earlier random faults.
    */
   randomFaults(options: RandomFaultOptions): void;
-  /** The random fault kinds served so far to `provider/model` (provider: `openai` or `anthropic`), oldest first. */
+  /**
+   * The random fault kinds served so far to `provider/model` (provider: `openai`, `openai-responses` or
+   * `anthropic`: each wire draws its own stream), oldest first.
+   */
   randomFaultsServed(provider: FakeProviderKind, model: string): readonly RandomFaultKind[];
   /** Forgets all scripts, outages, the request log, counters and billed usage. */
   reset(): void;
