@@ -81,7 +81,9 @@ export const FakeScenarioSchema = z.discriminatedUnion('kind', [
     toolCalls: z.array(FakeToolCallSchema).optional(),
     /**
      * The model's reasoning before its answer: Anthropic a signed `thinking` block (and `thinking_delta` /
-     * `signature_delta` when streamed); OpenAI-compatible servers `reasoning_content`. @default none
+     * `signature_delta` when streamed); OpenAI-compatible servers `reasoning_content`; Responses a `reasoning`
+     * item, its summary (split at blank lines) only when `reasoning.summary` asks for one, its encrypted content
+     * only when `include` asks for it. @default none
      */
     reasoning: z.string().optional(),
     /** Also send an Anthropic `redacted_thinking` block with this opaque data. @default none */
@@ -118,14 +120,15 @@ export const FakeScenarioSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reset'), ...commonFields }),
   /** 200 with a JSON content type and a body that does not parse. */
   z.object({ kind: z.literal('invalid_json'), ...commonFields }),
-  /** The model refuses: OpenAI `message.refusal`; Anthropic `stop_reason: "refusal"`. */
+  /** The model refuses: OpenAI `message.refusal`; Responses a `refusal` part; Anthropic `stop_reason: "refusal"`. */
   z.object({ kind: z.literal('refusal'), text: z.string().optional(), ...commonFields }),
   /**
-   * The content filter stops the answer: OpenAI `finish_reason: "content_filter"`. Anthropic has no
-   * content filter stop reason, so there it renders like `refusal`.
+   * The content filter stops the answer: OpenAI `finish_reason: "content_filter"`; Responses an `incomplete`
+   * response whose reason is `content_filter`. Anthropic has no content filter stop reason, so there it renders
+   * like `refusal`.
    */
   z.object({ kind: z.literal('content_filter'), ...commonFields }),
-  /** 200 with no answer: OpenAI `choices: []`; Anthropic `content: []` with `stop_reason: null`. */
+  /** 200 with no answer: OpenAI `choices: []`; Responses `output: []`; Anthropic `content: []`, `stop_reason: null`. */
   z.object({ kind: z.literal('empty_choices'), ...commonFields }),
   /**
    * Destroy the socket after `afterEvents` stream events. A JSON (non-stream) request gets half its
@@ -138,7 +141,8 @@ export const FakeScenarioSchema = z.discriminatedUnion('kind', [
   }),
   /**
    * A stream that ends cleanly but without its final events (OpenAI: no `finish_reason`, usage or
-   * `[DONE]`; Anthropic: no `message_delta` / `message_stop`). A JSON request gets a normal answer.
+   * `[DONE]`; Responses: no `response.completed`; Anthropic: no `message_delta` / `message_stop`). A JSON request
+   * gets a normal answer.
    */
   z.object({ kind: z.literal('stream_no_final_event'), ...commonFields }),
   /**
