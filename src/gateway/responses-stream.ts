@@ -273,7 +273,9 @@ export class ResponsesStreamRenderer implements StreamRenderer {
 
   finish(answer: Answer, routing: RoutingSummary): string {
     const { status, incomplete_details } = statusOf(answer.finishReason.unified);
-    const closed = this.close(status === 'incomplete');
+    // An answer that said nothing still has its (empty) message, as the whole answer renders it.
+    const opened = this.items.length === 0 ? this.textDelta('') : '';
+    const closed = opened + this.close(status === 'incomplete');
     const response = this.body({
       status,
       usage: usageOf(answer),

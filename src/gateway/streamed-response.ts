@@ -224,6 +224,8 @@ export class StreamedResponse {
         type: 'reasoning',
         index,
         ...(part.origin !== undefined ? { origin: part.origin } : {}),
+        // A part never streamed starts here, with the provider's id of it (as its first piece would carry it).
+        ...(started === undefined && part.id !== undefined ? { id: part.id } : {}),
         text,
         ...(signature !== undefined ? { signature } : {}),
         ...(redactedData !== undefined ? { redactedData } : {}),

@@ -161,3 +161,23 @@ test('a first piece of reasoning alone starts the stream', async () => {
     'finish',
   ]);
 });
+
+test("a reasoning part never streamed starts with the provider's id of it", async () => {
+  const lines = await streamed(
+    [[{ type: 'text', text: 'ok' }]],
+    answerOf({
+      text: 'ok',
+      reasoning: [
+        { type: 'reasoning', text: 'Plan.', signature: 'enc', id: 'rs_up', origin: 'openai-responses' },
+      ],
+    }),
+  );
+  expect(parsed(lines)[1]).toEqual({
+    type: 'reasoning',
+    index: 0,
+    origin: 'openai-responses',
+    id: 'rs_up',
+    text: 'Plan.',
+    signature: 'enc',
+  });
+});
