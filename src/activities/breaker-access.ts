@@ -1,5 +1,5 @@
 // Local activities through which routed calls reach breaker entities, via the worker's client. Worker side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import {
   QueryRejectedError,
   WithStartWorkflowOperation,
@@ -46,15 +46,8 @@ export const BREAKER_ACCESS_TIMEOUT_MS = 3_000;
 /** How long a worker remembers that a breaker could not be reached, in milliseconds: calls skip it at once. */
 export const BREAKER_UNREACHABLE_MEMORY_MS = 5_000;
 
-export class BreakerUnreachableError extends Error {
-  static {
-    brandError(this, 'BreakerUnreachableError');
-  }
-
-  /** Whether `value` is a {@link BreakerUnreachableError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is BreakerUnreachableError {
-    return hasErrorBrand(value, 'BreakerUnreachableError');
-  }
+export class BreakerUnreachableError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.BreakerUnreachableError';
 
   override readonly name = 'BreakerUnreachableError';
   constructor(

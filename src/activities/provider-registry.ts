@@ -1,5 +1,5 @@
 // Builds provider clients from the config and the worker's environment, once per provider. Worker side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { ownEntry, type Config } from '../config/config';
 import { createProvider } from '../providers';
 import type { LanguageModelProvider } from '../providers/types';
@@ -9,15 +9,8 @@ export interface ProviderRegistry {
   get(providerName: string): LanguageModelProvider;
 }
 
-export class MissingApiKeyError extends Error {
-  static {
-    brandError(this, 'MissingApiKeyError');
-  }
-
-  /** Whether `value` is a {@link MissingApiKeyError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is MissingApiKeyError {
-    return hasErrorBrand(value, 'MissingApiKeyError');
-  }
+export class MissingApiKeyError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.MissingApiKeyError';
 
   override readonly name = 'MissingApiKeyError';
   constructor(
@@ -28,15 +21,8 @@ export class MissingApiKeyError extends Error {
   }
 }
 
-export class UnknownProviderError extends Error {
-  static {
-    brandError(this, 'UnknownProviderError');
-  }
-
-  /** Whether `value` is a {@link UnknownProviderError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is UnknownProviderError {
-    return hasErrorBrand(value, 'UnknownProviderError');
-  }
+export class UnknownProviderError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.UnknownProviderError';
 
   override readonly name = 'UnknownProviderError';
   constructor(readonly provider: string) {

@@ -1,19 +1,12 @@
 // Which gateway origins a worker pushes streamed output to (SWITCHYARD_RELAY_ORIGINS). Worker side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 
 /** The environment variable naming the relay origins a worker may push to. */
 export const RELAY_ORIGINS_VARIABLE = 'SWITCHYARD_RELAY_ORIGINS';
 
 /** {@link RELAY_ORIGINS_VARIABLE} holds something that is not a list of origins. */
-export class RelayOriginsError extends Error {
-  static {
-    brandError(this, 'RelayOriginsError');
-  }
-
-  /** Whether `value` is a {@link RelayOriginsError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is RelayOriginsError {
-    return hasErrorBrand(value, 'RelayOriginsError');
-  }
+export class RelayOriginsError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.RelayOriginsError';
 
   override readonly name = 'RelayOriginsError';
 }

@@ -1,5 +1,5 @@
 // The breakers API: list, read and reset circuit-breaker entities. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { initialBreakerState, parseBreakerKey, type BreakerState } from '../routing/breaker-state';
 import { judgeSeenPolicies, type JudgedBreakerPolicy } from '../routing/breaker-judgement';
@@ -78,15 +78,8 @@ export interface ResetOptions {
 }
 
 /** A breaker that could not be read (no worker answered its query in time, or the query failed). */
-export class BreakerUnavailableError extends Error {
-  static {
-    brandError(this, 'BreakerUnavailableError');
-  }
-
-  /** Whether `value` is a {@link BreakerUnavailableError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is BreakerUnavailableError {
-    return hasErrorBrand(value, 'BreakerUnavailableError');
-  }
+export class BreakerUnavailableError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.BreakerUnavailableError';
 
   override readonly name = 'BreakerUnavailableError';
   constructor(

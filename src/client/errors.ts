@@ -1,5 +1,5 @@
 // Errors the client API throws: typed routed-call failures, rejected requests, idempotency conflicts. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { nanoToUsd } from '../routing/money';
@@ -39,15 +39,8 @@ export interface RoutedCallErrorFields {
  * what its type carries is in typed fields: `retryAt` / `retryAfterMs` for `CircuitOpen`, `budget` for
  * `BudgetExceeded`, `field` for an `InvalidRequest` the workflow refused, and the routing record.
  */
-export class RoutedCallError extends Error implements RoutedCallErrorFields {
-  static {
-    brandError(this, 'RoutedCallError');
-  }
-
-  /** Whether `value` is a {@link RoutedCallError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is RoutedCallError {
-    return hasErrorBrand(value, 'RoutedCallError');
-  }
+export class RoutedCallError extends SwitchyardError implements RoutedCallErrorFields {
+  static override readonly brand: string = 'switchyard.RoutedCallError';
 
   override readonly name = 'RoutedCallError';
   readonly retryAt?: Date;
@@ -91,15 +84,8 @@ export { InvalidRequestError } from './invalid-request-error';
  * An idempotency key reused with a different input: the key's call exists (running or ended) and was started
  * with other input, so returning its answer would answer a question that was not asked. Nothing was started.
  */
-export class IdempotencyConflictError extends Error {
-  static {
-    brandError(this, 'IdempotencyConflictError');
-  }
-
-  /** Whether `value` is a {@link IdempotencyConflictError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is IdempotencyConflictError {
-    return hasErrorBrand(value, 'IdempotencyConflictError');
-  }
+export class IdempotencyConflictError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.IdempotencyConflictError';
 
   override readonly name = 'IdempotencyConflictError';
   constructor(

@@ -1,5 +1,5 @@
 // A PayloadCodec that encrypts each whole payload with AES-256-GCM, with key ids for rotation. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -19,15 +19,8 @@ const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
 /** A payload names a key this process does not hold. */
-export class UnknownCodecKeyError extends Error {
-  static {
-    brandError(this, 'UnknownCodecKeyError');
-  }
-
-  /** Whether `value` is a {@link UnknownCodecKeyError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is UnknownCodecKeyError {
-    return hasErrorBrand(value, 'UnknownCodecKeyError');
-  }
+export class UnknownCodecKeyError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.UnknownCodecKeyError';
 
   override readonly name = 'UnknownCodecKeyError';
   constructor(readonly keyId: string) {
@@ -39,15 +32,8 @@ export class UnknownCodecKeyError extends Error {
 }
 
 /** An encrypted payload that cannot be read: malformed, altered, or encrypted with another key under this id. */
-export class PayloadDecryptionError extends Error {
-  static {
-    brandError(this, 'PayloadDecryptionError');
-  }
-
-  /** Whether `value` is a {@link PayloadDecryptionError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is PayloadDecryptionError {
-    return hasErrorBrand(value, 'PayloadDecryptionError');
-  }
+export class PayloadDecryptionError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.PayloadDecryptionError';
 
   override readonly name = 'PayloadDecryptionError';
   constructor(

@@ -1,5 +1,5 @@
 // The payload codec's AES-256 keys, read from the environment: one current key, older ones for decoding. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { createHash } from 'node:crypto';
 import { CodecSettingsError } from './codec-settings-error';
 
@@ -39,14 +39,7 @@ export interface CodecKeyring {
  * never the value, which is, or is close to, key material.
  */
 export class CodecKeyError extends CodecSettingsError {
-  static {
-    brandError(this, 'CodecKeyError');
-  }
-
-  /** Whether `value` is a {@link CodecKeyError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static override isInstance(value: unknown): value is CodecKeyError {
-    return hasErrorBrand(value, 'CodecKeyError');
-  }
+  static override readonly brand: string = 'switchyard.CodecKeyError';
 
   override readonly name = 'CodecKeyError';
 }

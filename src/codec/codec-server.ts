@@ -1,5 +1,5 @@
 // The remote codec server: POST /encode and /decode for the Temporal Web UI and CLI, with CORS and bearer auth. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
@@ -63,15 +63,8 @@ export interface CodecServer {
 }
 
 /** A request the server refused or could not serve: its HTTP status and a message safe to show. */
-export class CodecRequestError extends Error {
-  static {
-    brandError(this, 'CodecRequestError');
-  }
-
-  /** Whether `value` is a {@link CodecRequestError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is CodecRequestError {
-    return hasErrorBrand(value, 'CodecRequestError');
-  }
+export class CodecRequestError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.CodecRequestError';
 
   override readonly name = 'CodecRequestError';
   constructor(
@@ -84,15 +77,8 @@ export class CodecRequestError extends Error {
 }
 
 /** The server would be open to more than the local machine's Web UI: why it was refused. */
-export class UnsafeCodecServerError extends Error {
-  static {
-    brandError(this, 'UnsafeCodecServerError');
-  }
-
-  /** Whether `value` is a {@link UnsafeCodecServerError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is UnsafeCodecServerError {
-    return hasErrorBrand(value, 'UnsafeCodecServerError');
-  }
+export class UnsafeCodecServerError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.UnsafeCodecServerError';
 
   override readonly name = 'UnsafeCodecServerError';
   constructor(

@@ -1,5 +1,5 @@
 // A codec for processes without a codec key: plaintext passes, encrypted payloads fail naming the key. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { ENCRYPTED_ENCODING, KEY_ID_METADATA } from './aes-gcm-codec';
 import { CODEC_KEY_VARIABLES } from './codec-key';
@@ -7,15 +7,8 @@ import { CODEC_KEY_VARIABLES } from './codec-key';
 const textDecoder = new TextDecoder();
 
 /** An encrypted payload met by a process that has no codec key at all. */
-export class CodecKeyMissingError extends Error {
-  static {
-    brandError(this, 'CodecKeyMissingError');
-  }
-
-  /** Whether `value` is a {@link CodecKeyMissingError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is CodecKeyMissingError {
-    return hasErrorBrand(value, 'CodecKeyMissingError');
-  }
+export class CodecKeyMissingError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.CodecKeyMissingError';
 
   override readonly name = 'CodecKeyMissingError';
   constructor(readonly keyId: string | undefined) {

@@ -1,5 +1,5 @@
 // The Temporal server's payload size limits, measuring payloads against them, and the refusal. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CodecSettingsError } from './codec-settings-error';
@@ -37,15 +37,8 @@ export const STORE_SETTING =
 export const STORE_REMEDY = `Shorten it, or ${STORE_SETTING}`;
 
 /** Payloads that Temporal would refuse, caught before anything is sent. */
-export class PayloadTooLargeError extends Error {
-  static {
-    brandError(this, 'PayloadTooLargeError');
-  }
-
-  /** Whether `value` is a {@link PayloadTooLargeError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is PayloadTooLargeError {
-    return hasErrorBrand(value, 'PayloadTooLargeError');
-  }
+export class PayloadTooLargeError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.PayloadTooLargeError';
 
   override readonly name = 'PayloadTooLargeError';
   constructor(

@@ -1,5 +1,5 @@
 // The claim-check codec: payloads over a threshold go to a payload store, history keeps a reference. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
@@ -94,15 +94,8 @@ export class PayloadStoreCodec implements PayloadCodec {
 }
 
 /** A reference met by a process that has no payload store configured. */
-export class PayloadStoreMissingError extends Error {
-  static {
-    brandError(this, 'PayloadStoreMissingError');
-  }
-
-  /** Whether `value` is a {@link PayloadStoreMissingError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is PayloadStoreMissingError {
-    return hasErrorBrand(value, 'PayloadStoreMissingError');
-  }
+export class PayloadStoreMissingError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.PayloadStoreMissingError';
 
   override readonly name = 'PayloadStoreMissingError';
   constructor(readonly key: string) {

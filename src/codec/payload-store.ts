@@ -1,5 +1,5 @@
 // Where payloads too large for history are kept: the store interface and its content addresses. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { createHash } from 'node:crypto';
 
 /**
@@ -17,15 +17,8 @@ export interface PayloadStore {
 }
 
 /** A payload that cannot be stored or read back. Names the key and the store, never payload contents. */
-export class PayloadStoreError extends Error {
-  static {
-    brandError(this, 'PayloadStoreError');
-  }
-
-  /** Whether `value` is a {@link PayloadStoreError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is PayloadStoreError {
-    return hasErrorBrand(value, 'PayloadStoreError');
-  }
+export class PayloadStoreError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.PayloadStoreError';
 
   override readonly name = 'PayloadStoreError';
   constructor(

@@ -1,34 +1,46 @@
-// Errors that are recognised across copies of the package: a brand on the prototype instead of class identity.
+// The base of Switchyard's exported errors: recognised across copies of the package by a brand, not class identity.
 // Pure; safe in workflow code.
 
-/** The symbol that marks instances of the error class `name`, the same in every copy of Switchyard. */
-function brandOf(name: string): symbol {
-  return Symbol.for(`switchyard.error.${name}`);
+type BrandedClass = abstract new (...args: never[]) => unknown;
+
+/** The brand a class declares as its own (not one it inherits), if any. */
+function ownBrand(candidate: unknown): string | undefined {
+  if (typeof candidate !== 'function' || !Object.hasOwn(candidate, 'brand')) return undefined;
+  const brand = (candidate as { brand?: unknown }).brand;
+  return typeof brand === 'string' ? brand : undefined;
+}
+
+/** Whether `value`'s prototype chain holds a class that declares `brand`. */
+function carriesBrand(value: unknown, brand: string): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  for (
+    let prototype = Object.getPrototypeOf(value);
+    prototype !== null;
+    prototype = Object.getPrototypeOf(prototype)
+  ) {
+    if (Object.hasOwn(prototype, 'constructor') && ownBrand(prototype.constructor) === brand) return true;
+  }
+  return false;
 }
 
 /**
- * Whether `value` is an instance of the Switchyard error class `name` (or of a subclass), whichever copy of the
- * package made it. An application that loads two copies (the client and the worker entry points resolved from two
- * places, say) gets errors whose classes are not its own: `instanceof` on class identity alone would say no.
+ * The base of every error class Switchyard exports. Each class declares its own `brand`; `instanceof` and
+ * `isInstance` check it, so an application that loads two copies of the package (the client and the worker entry
+ * points resolved from two installs, say) still recognises an error another copy made, where class identity
+ * alone would say no. A subclass that declares no brand of its own keeps ordinary `instanceof`.
  */
-export function hasErrorBrand(value: unknown, name: string): boolean {
-  return (
-    typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brandOf(name)] === true
-  );
-}
+export abstract class SwitchyardError extends Error {
+  /** The class's name, the same in every copy of the package: `switchyard.<ClassName>`. */
+  static readonly brand: string = 'switchyard.SwitchyardError';
 
-/**
- * Brands `errorClass` as `name`: its instances carry the brand through the prototype chain, and `instanceof`
- * checks the brand, so an error made by another copy of the package still answers `instanceof` truly. Called from
- * the class's static block. A subclass that is not branded itself keeps ordinary `instanceof`.
- */
-export function brandError(errorClass: abstract new (...args: never[]) => Error, name: string): void {
-  const brand = brandOf(name);
-  Object.defineProperty(errorClass.prototype, brand, { value: true });
-  Object.defineProperty(errorClass, Symbol.hasInstance, {
-    value(this: unknown, value: unknown): boolean {
-      if (this !== errorClass) return Function.prototype[Symbol.hasInstance].call(this, value);
-      return hasErrorBrand(value, name);
-    },
-  });
+  static override [Symbol.hasInstance](this: BrandedClass, value: unknown): boolean {
+    const brand = ownBrand(this);
+    if (brand === undefined) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return carriesBrand(value, brand);
+  }
+
+  /** Whether `value` is an instance of this class, made by this copy of Switchyard or by another loaded beside it. */
+  static isInstance<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    return value instanceof this;
+  }
 }

@@ -1,5 +1,5 @@
 // Durations written by people (`30s`, `10m`, `1h30m`, `2d`, or plain milliseconds) to and from milliseconds. Pure.
-import { brandError, hasErrorBrand } from './branded-error';
+import { SwitchyardError } from './branded-error';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 type DurationUnit = keyof typeof UNIT_MS;
@@ -11,15 +11,8 @@ const DURATION_PART = /(\d+)(ms|s|m|h|d)/g;
 /** Longest duration accepted anywhere: 366 days, far beyond any schedule interval or patience. */
 export const MAX_DURATION_MS = 366 * UNIT_MS.d;
 
-export class DurationError extends Error {
-  static {
-    brandError(this, 'DurationError');
-  }
-
-  /** Whether `value` is a {@link DurationError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is DurationError {
-    return hasErrorBrand(value, 'DurationError');
-  }
+export class DurationError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.DurationError';
 
   override readonly name = 'DurationError';
 }

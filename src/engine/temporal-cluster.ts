@@ -1,6 +1,6 @@
 // Runs the production shape locally: PostgreSQL, the schema steps, and the Temporal server's four services as
 // separate processes, configured as docker-compose.yml configures the server image. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -67,15 +67,8 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
-export class ClusterStartError extends Error {
-  static {
-    brandError(this, 'ClusterStartError');
-  }
-
-  /** Whether `value` is a {@link ClusterStartError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is ClusterStartError {
-    return hasErrorBrand(value, 'ClusterStartError');
-  }
+export class ClusterStartError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.ClusterStartError';
 
   override readonly name = 'ClusterStartError';
   constructor(

@@ -1,5 +1,5 @@
 // Finds or builds the Temporal server and its SQL schema tool from the Go module, pinned, cached per machine. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -44,15 +44,8 @@ export interface TemporalServerInstall {
   readonly schemaDirectory: string;
 }
 
-export class TemporalServerBuildError extends Error {
-  static {
-    brandError(this, 'TemporalServerBuildError');
-  }
-
-  /** Whether `value` is a {@link TemporalServerBuildError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is TemporalServerBuildError {
-    return hasErrorBrand(value, 'TemporalServerBuildError');
-  }
+export class TemporalServerBuildError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.TemporalServerBuildError';
 
   override readonly name = 'TemporalServerBuildError';
 }

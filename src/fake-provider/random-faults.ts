@@ -1,5 +1,5 @@
 // Seeded random faults for the fake provider: a PRNG stream per (provider, model), fault weights as data. Test/bench side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import type { FakeScenario } from './scenario';
 
 /**
@@ -61,15 +61,8 @@ export interface RandomFaultOptions {
   readonly models?: readonly string[];
 }
 
-export class InvalidRandomFaultWeightsError extends Error {
-  static {
-    brandError(this, 'InvalidRandomFaultWeightsError');
-  }
-
-  /** Whether `value` is a {@link InvalidRandomFaultWeightsError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is InvalidRandomFaultWeightsError {
-    return hasErrorBrand(value, 'InvalidRandomFaultWeightsError');
-  }
+export class InvalidRandomFaultWeightsError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.InvalidRandomFaultWeightsError';
 
   override readonly name = 'InvalidRandomFaultWeightsError';
   constructor(

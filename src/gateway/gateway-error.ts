@@ -1,5 +1,5 @@
 // What a gateway request can fail with, surface-neutral: kind, HTTP status, and the routed call behind it. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { IdempotencyConflictError, InvalidRequestError, RoutedCallError } from '../client/errors';
 import type { RoutingRecord } from '../routing/routing-record';
 
@@ -42,15 +42,8 @@ export const STATUS_OF_KIND: Readonly<Record<GatewayErrorKind, number>> = {
 };
 
 /** A refused or failed gateway request. `code` is stable: a routed call's failure type, or the gateway's own. */
-export class GatewayError extends Error {
-  static {
-    brandError(this, 'GatewayError');
-  }
-
-  /** Whether `value` is a {@link GatewayError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is GatewayError {
-    return hasErrorBrand(value, 'GatewayError');
-  }
+export class GatewayError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.GatewayError';
 
   override readonly name = 'GatewayError';
   constructor(

@@ -1,5 +1,5 @@
 // Rules a gateway holds its keys to: an optional output-token ceiling per key, and requiring a budget scope. Pure.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { z } from 'zod';
 import { GenerationRequestSchema, type GenerationRequestInput } from '../config/request';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
@@ -30,15 +30,8 @@ export interface KeyPolicy {
 }
 
 /** A key policy setting that cannot be used; the message names the variable. */
-export class KeyPolicyError extends Error {
-  static {
-    brandError(this, 'KeyPolicyError');
-  }
-
-  /** Whether `value` is a {@link KeyPolicyError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is KeyPolicyError {
-    return hasErrorBrand(value, 'KeyPolicyError');
-  }
+export class KeyPolicyError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.KeyPolicyError';
 
   override readonly name = 'KeyPolicyError';
 }

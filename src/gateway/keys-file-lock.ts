@@ -1,5 +1,5 @@
 // The keys file's lock: one writer at a time across processes and containers sharing its directory. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -35,15 +35,8 @@ const FIRST_PAUSE_MS = 5;
 const LONGEST_PAUSE_MS = 250;
 
 /** The keys file could not be changed: locked too long, lost its lock, or the change did not hold. Nothing claims success. */
-export class KeyChangeError extends Error {
-  static {
-    brandError(this, 'KeyChangeError');
-  }
-
-  /** Whether `value` is a {@link KeyChangeError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is KeyChangeError {
-    return hasErrorBrand(value, 'KeyChangeError');
-  }
+export class KeyChangeError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.KeyChangeError';
 
   override readonly name = 'KeyChangeError';
   constructor(

@@ -1,5 +1,5 @@
 // The gateway keys file's format and how it is read, with errors that name the file but quote none of it. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { StoredKeySchema } from './gateway-key';
@@ -14,15 +14,8 @@ export type KeyFile = z.infer<typeof KeyFileSchema>;
 export const EMPTY_KEY_FILE: KeyFile = { version: 1, keys: [] };
 
 /** A key file that cannot be read or does not validate; `file` is where, `reason` what is wrong (no path). */
-export class KeyFileError extends Error {
-  static {
-    brandError(this, 'KeyFileError');
-  }
-
-  /** Whether `value` is a {@link KeyFileError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is KeyFileError {
-    return hasErrorBrand(value, 'KeyFileError');
-  }
+export class KeyFileError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.KeyFileError';
 
   override readonly name = 'KeyFileError';
   constructor(

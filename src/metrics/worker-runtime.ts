@@ -1,5 +1,5 @@
 // Installs the worker process's Temporal runtime: log level and the Prometheus endpoint. Node side.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import {
   ATTEMPT_LATENCY_MS_BUCKETS,
@@ -25,15 +25,8 @@ export interface MetricsSettings {
   readonly host?: string;
 }
 
-export class MetricsSettingsError extends Error {
-  static {
-    brandError(this, 'MetricsSettingsError');
-  }
-
-  /** Whether `value` is a {@link MetricsSettingsError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is MetricsSettingsError {
-    return hasErrorBrand(value, 'MetricsSettingsError');
-  }
+export class MetricsSettingsError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.MetricsSettingsError';
 
   override readonly name = 'MetricsSettingsError';
 }

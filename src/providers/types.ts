@@ -1,5 +1,5 @@
 // The provider-neutral contract every adapter implements. Worker side (adapters do I/O); types only here.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import type { GenerationRequest, ProviderKind, ReasoningPart } from '../config/request';
 import type { FailureClass } from '../config/failure-class';
 
@@ -103,15 +103,8 @@ export interface LanguageModelProvider {
 }
 
 /** A classified provider failure. Carries no message body from the provider beyond its code. */
-export class ProviderError extends Error {
-  static {
-    brandError(this, 'ProviderError');
-  }
-
-  /** Whether `value` is a {@link ProviderError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is ProviderError {
-    return hasErrorBrand(value, 'ProviderError');
-  }
+export class ProviderError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.ProviderError';
 
   override readonly name = 'ProviderError';
   constructor(

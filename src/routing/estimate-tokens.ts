@@ -1,5 +1,5 @@
 // An upper bound of a request's prompt tokens for any text, for the budget bound of an attempt. Pure; workflow-safe.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { partsOf, systemParts, type MessagePart } from '../config/conversation';
 import type { GenerationRequest } from '../config/request';
 import { NORMALIZATION_EXPANSION_RANGES } from './normalization-expansion';
@@ -165,15 +165,8 @@ function surrogatePairExpansions(text: string): number {
 }
 
 /** Thrown for a value that JSON cannot carry to a provider (a cycle); the caller's request is at fault. */
-export class UnserializableRequestError extends Error {
-  static {
-    brandError(this, 'UnserializableRequestError');
-  }
-
-  /** Whether `value` is a {@link UnserializableRequestError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is UnserializableRequestError {
-    return hasErrorBrand(value, 'UnserializableRequestError');
-  }
+export class UnserializableRequestError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.UnserializableRequestError';
 
   override readonly name = 'UnserializableRequestError';
 }

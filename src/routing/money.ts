@@ -1,5 +1,5 @@
 // Money as integer nano-USD, and the cost of usage and the worst-case bound of an attempt. Pure.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import type { Prices } from '../config/resolved-route';
 
 /** Integer count of 10⁻⁹ USD. Integers keep sums exact; safe up to about 9 million USD. */
@@ -7,15 +7,8 @@ export type NanoUsd = number;
 
 export const NANO_PER_USD = 1_000_000_000;
 
-export class MoneyOverflowError extends Error {
-  static {
-    brandError(this, 'MoneyOverflowError');
-  }
-
-  /** Whether `value` is a {@link MoneyOverflowError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is MoneyOverflowError {
-    return hasErrorBrand(value, 'MoneyOverflowError');
-  }
+export class MoneyOverflowError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.MoneyOverflowError';
 
   override readonly name = 'MoneyOverflowError';
 }

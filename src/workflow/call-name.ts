@@ -1,18 +1,11 @@
 // The workflow id of each routed call a user's workflow makes: from its idempotency key, its name, or its place. Workflow code.
-import { brandError, hasErrorBrand } from '../config/branded-error';
+import { SwitchyardError } from '../config/branded-error';
 import { workflowInfo } from '@temporalio/workflow';
 import { childCallWorkflowId, routedCallWorkflowId } from '../workflows/definitions';
 
 /** Misuse of `routedCall` that only a code change can fix; it fails the workflow task, so a fixed worker resumes. */
-export class RoutedCallUsageError extends Error {
-  static {
-    brandError(this, 'RoutedCallUsageError');
-  }
-
-  /** Whether `value` is a {@link RoutedCallUsageError}, made by this copy of Switchyard or by another one loaded beside it. */
-  static isInstance(value: unknown): value is RoutedCallUsageError {
-    return hasErrorBrand(value, 'RoutedCallUsageError');
-  }
+export class RoutedCallUsageError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.RoutedCallUsageError';
 
   override readonly name = 'RoutedCallUsageError';
 }
