@@ -1,5 +1,4 @@
 // The payload codec's AES-256 keys, read from the environment: one current key, older ones for decoding. Node side.
-import { SwitchyardError } from '../config/branded-error';
 import { createHash } from 'node:crypto';
 import { CodecSettingsError } from './codec-settings-error';
 
