@@ -31,7 +31,7 @@ export const PAYLOAD_LIMIT_VARIABLES = {
 /** How to take large payloads out of history: the setting that turns the payload store on. */
 export const STORE_SETTING =
   'store large payloads outside history: set SWITCHYARD_PAYLOAD_STORE_DIR to a directory shared by the ' +
-  'workers and clients (README, "Large payloads")';
+  'workers and clients (docs/operations.md, "Large payloads")';
 
 /** What to do about a payload that is too large, when no payload store is configured. */
 export const STORE_REMEDY = `Shorten it, or ${STORE_SETTING}`;
