@@ -49,11 +49,15 @@ export function createProviderRegistry(
       if (!providerConfig) throw new UnknownProviderError(providerName);
       const apiKey = environment[providerConfig.apiKeyEnv];
       if (!apiKey) throw new MissingApiKeyError(providerName, providerConfig.apiKeyEnv);
+      const modelsWithoutReasoning = Object.entries(providerConfig.models).flatMap(([model, settings]) =>
+        settings.supports?.reasoning === false ? [model] : [],
+      );
       const client = createProvider({
         name: providerName,
         kind: providerConfig.kind,
         apiKey,
         secrets,
+        modelsWithoutReasoning,
         ...(providerConfig.baseURL ? { baseURL: providerConfig.baseURL } : {}),
       });
       clients.set(providerName, client);

@@ -82,24 +82,51 @@ function assistantText(text: string): AssistantMessageItem {
 
 /**
  * A reasoning item, for a part this kind made and can take back. Sent statelessly, so only with its encrypted
- * content: an id alone names a stored item, and with `store: false` there is none (OpenAI's 404). The summary
- * goes back as one text (the parts it came in were joined); OpenAI reads the encrypted content, not the summary.
+ * content (an id alone names a stored item, and with `store: false` there is none: OpenAI's 404) and its `rs_…` id,
+ * which the API requires on the item. The summary goes back as one text (the parts it came in were joined);
+ * OpenAI reads the encrypted content, not the summary.
  */
 function reasoningItem(part: ReasoningPart): ReasoningInputItem | undefined {
-  if (!reasoningFor(part, 'openai-responses') || part.signature === undefined) return undefined;
+  if (!reasoningFor(part, 'openai-responses') || part.signature === undefined || part.id === undefined)
+    return undefined;
   return {
     type: 'reasoning',
-    ...(part.id !== undefined ? { id: part.id } : {}),
+    id: part.id,
     summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }],
     encrypted_content: part.signature,
   };
 }
 
 /**
+ * OpenAI wants each reasoning item followed by the item it led to (a refusal otherwise: "provided without its
+ * required following item"). An answer carried as neutral parts keeps its reasoning first, then its text, then its
+ * calls, so a response that went reasoning, call, reasoning, call comes back as two reasoning parts in a row. A run
+ * of reasoning items is so dealt out again, one before each of the items that follow the run; a run longer than
+ * the items after it keeps its last ones (the reasoning nearest the output), and reasoning at the very end of a turn
+ * (an answer cut off while thinking) is not sent.
+ */
+function placeReasoning(items: readonly ResponsesInputItem[]): ResponsesInputItem[] {
+  const placed: ResponsesInputItem[] = [];
+  let index = 0;
+  while (index < items.length) {
+    const run: ResponsesInputItem[] = [];
+    while (index < items.length && items[index]!.type === 'reasoning') run.push(items[index++]!);
+    const followers: ResponsesInputItem[] = [];
+    while (index < items.length && items[index]!.type !== 'reasoning') followers.push(items[index++]!);
+    const kept = run.slice(Math.max(run.length - followers.length, 0));
+    followers.forEach((follower, position) => {
+      const reasoning = kept[position];
+      if (reasoning !== undefined) placed.push(reasoning);
+      placed.push(follower);
+    });
+  }
+  return placed;
+}
+
+/**
  * One assistant message as items, in the order of its parts: a run of text parts is one `message` (they are
  * pieces of one answer), each tool call a `function_call`, each reasoning part of this kind a `reasoning` item
- * before the items that followed it. OpenAI refuses a reasoning item that no item follows ("provided without its
- * required following item"), so reasoning at the end of a turn (an answer cut off while thinking) is not sent.
+ * before the items that followed it (see {@link placeReasoning}).
  */
 function assistantItems(message: AssistantMessage, options: InputOptions): ResponsesInputItem[] {
   if (typeof message.content === 'string') return [assistantText(message.content)];
@@ -137,8 +164,7 @@ function assistantItems(message: AssistantMessage, options: InputOptions): Respo
     }
   }
   endText();
-  while (items.at(-1)?.type === 'reasoning') items.pop();
-  return items;
+  return placeReasoning(items);
 }
 
 /**

@@ -191,7 +191,7 @@ describe('Responses convertRequest: an answer sent back', () => {
     ]);
   });
 
-  it('sends no reasoning of another kind, none without its encrypted content, and none with nothing after it', () => {
+  it('sends no reasoning of another kind, none without its encrypted content or id, none with nothing after it', () => {
     const body = convertRequest(
       MODEL,
       parse({
@@ -203,7 +203,8 @@ describe('Responses convertRequest: an answer sent back', () => {
               { type: 'reasoning', text: 'Anthropic thinking', signature: 'sig', origin: 'anthropic' },
               { type: 'reasoning', text: 'Chat reasoning', origin: 'openai-compatible' },
               { type: 'reasoning', text: 'Stored only', id: 'rs_stored', origin: 'openai-responses' },
-              { type: 'reasoning', text: 'No origin', signature: 'enc' },
+              { type: 'reasoning', text: 'No origin', signature: 'enc', id: 'rs_no_origin' },
+              { type: 'reasoning', text: 'No id', signature: 'enc', origin: 'openai-responses' },
               { type: 'text', text: 'Answer.' },
             ],
           },
@@ -228,6 +229,57 @@ describe('Responses convertRequest: an answer sent back', () => {
       },
       { type: 'message', role: 'user', content: 'Again' },
       { type: 'message', role: 'user', content: 'Once more' },
+    ]);
+  });
+
+  it('deals a run of reasoning parts out again, one before each item after the run, keeping the last ones', () => {
+    const reasoning = (id: string) =>
+      ({ type: 'reasoning', text: '', signature: `enc-${id}`, id, origin: 'openai-responses' }) as const;
+    const call = (id: string) => ({ type: 'tool_call', id, name: 'lookup', arguments: '{}' }) as const;
+    const body = convertRequest(
+      MODEL,
+      parse({
+        messages: [
+          { role: 'user', content: 'Go' },
+          // An answer that went reasoning, call, reasoning, call, carried as neutral parts.
+          {
+            role: 'assistant',
+            content: [reasoning('rs_1'), reasoning('rs_2'), call('call_1'), call('call_2')],
+          },
+          {
+            role: 'tool',
+            content: [
+              { type: 'tool_result', callId: 'call_1', content: 'a' },
+              { type: 'tool_result', callId: 'call_2', content: 'b' },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [
+              reasoning('rs_3'),
+              reasoning('rs_4'),
+              reasoning('rs_5'),
+              { type: 'text', text: 'Done.' },
+            ],
+          },
+          { role: 'user', content: 'Thanks' },
+        ],
+        tools: [LOOKUP],
+      }),
+    );
+    expect(
+      body.input.map((item) => ('id' in item && item.id) || ('call_id' in item && item.call_id) || item.type),
+    ).toEqual([
+      'message',
+      'rs_1',
+      'call_1',
+      'rs_2',
+      'call_2',
+      'call_1',
+      'call_2',
+      'rs_5',
+      'message',
+      'message',
     ]);
   });
 
