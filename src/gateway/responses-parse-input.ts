@@ -20,6 +20,8 @@ const OutputTextSchema = z.strictObject({
   // An answer's part sent back unchanged: citations and log probabilities describe the text, they add nothing.
   annotations: z.array(z.unknown()).optional(),
   logprobs: z.array(z.unknown()).nullish(),
+  // The SDKs' parse of the text (their stream helpers add it): derived from the text, it adds nothing.
+  parsed: z.unknown().optional(),
 });
 
 const RefusalSchema = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
@@ -44,6 +46,8 @@ const FunctionCallItemSchema = z.strictObject({
   arguments: z.string(),
   id: z.string().nullish(),
   status,
+  // The SDKs' parse of the arguments (their stream helpers add it): derived from them, it adds nothing.
+  parsed_arguments: z.unknown().optional(),
 });
 
 const FunctionCallOutputItemSchema = z.strictObject({

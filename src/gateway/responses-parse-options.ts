@@ -120,8 +120,8 @@ export function convertTextFormat(text: TextConfig | null | undefined): {
 
 export const ReasoningConfigSchema = z.strictObject({
   effort: z.string().nullish(),
-  // How OpenAI summarizes its reasoning: each target answers with the reasoning it gives (OpenAI Responses
-  // targets with summaries, others with their thinking), so it is kept for the echo only.
+  // A readable summary of the reasoning changes no answer, and each target gives the reasoning it gives (see
+  // RESPONSES_IGNORED_FIELDS): kept for the echo only.
   summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
   generate_summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
 });

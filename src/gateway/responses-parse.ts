@@ -34,10 +34,14 @@ export const RESPONSES_IGNORED_FIELDS: Readonly<Record<string, string>> = {
   'stream_options.include_obfuscation': 'padding against side channels; it changes no token',
   'text.verbosity': '"medium" is the default (other verbosities are refused)',
   'reasoning.summary':
-    'how OpenAI summarizes its reasoning: each target answers with the reasoning it gives; echoed',
+    'a readable summary of the reasoning: it changes no answer; echoed. No OpenAI Responses target is asked for ' +
+    'one (OpenAI refuses them to unverified organizations; the encrypted content carries the reasoning), and ' +
+    'other targets answer with their own thinking whatever it says',
   'input.*.status': "an item's lifecycle status, as answers return it",
   'input.*.phase': 'which stage of an answer an assistant message was, as answers return it',
   'input.*.content.*.annotations': 'citations describing an answer sent back; they add nothing to the text',
+  'input.*.content.*.parsed': "the SDK's parse of an answer's text sent back; the text itself goes",
+  'input.*.parsed_arguments': "the SDK's parse of a function call's arguments sent back; the arguments go",
   'input.*.content (reasoning items)':
     'the raw reasoning text a model showed; the summary and encrypted content go back',
 };

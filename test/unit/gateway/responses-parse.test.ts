@@ -122,7 +122,8 @@ test('a stateless tool loop sent whole: items the model made join one assistant 
         id: 'msg_1',
         role: 'assistant',
         status: 'completed',
-        content: [{ type: 'output_text', text: 'Looking.', annotations: [], logprobs: [] }],
+        // As the SDKs' stream helpers return it: with their parse of the text.
+        content: [{ type: 'output_text', text: 'Looking.', annotations: [], logprobs: [], parsed: null }],
       },
       {
         type: 'function_call',
@@ -132,7 +133,13 @@ test('a stateless tool loop sent whole: items the model made join one assistant 
         arguments: '{"city":"Paris"}',
         status: 'completed',
       },
-      { type: 'function_call', call_id: 'call_b', name: 'get_weather', arguments: '{"city":"Lyon"}' },
+      {
+        type: 'function_call',
+        call_id: 'call_b',
+        name: 'get_weather',
+        arguments: '{"city":"Lyon"}',
+        parsed_arguments: null,
+      },
       { type: 'function_call_output', call_id: 'call_a', output: 'sunny' },
       {
         type: 'function_call_output',
