@@ -27,12 +27,17 @@ export function gatewayConfig(
   fake: Pick<FakeProvider, 'openaiBaseURL' | 'anthropicBaseURL'>,
   /** More routes beside these, as config text would give them. @default none */
   extraRoutes: Record<string, unknown> = {},
+  /** More providers beside the fake's `openai` and `anthropic`, as config text would give them. @default none */
+  extraProviders: Record<string, unknown> = {},
 ): Config {
   return parseConfig({
-    providers: fakeProviders(fake, {
-      openai: ['gpt-primary', 'gpt-secondary', 'gpt-fragile'],
-      anthropic: ['claude-primary', 'claude-secondary'],
-    }),
+    providers: {
+      ...fakeProviders(fake, {
+        openai: ['gpt-primary', 'gpt-secondary', 'gpt-fragile'],
+        anthropic: ['claude-primary', 'claude-secondary'],
+      }),
+      ...extraProviders,
+    },
     routes: {
       support: {
         targets: [
@@ -111,6 +116,8 @@ export async function startGatewayHarness(
   options: {
     /** Routes a test file needs beside {@link gatewayConfig}'s. @default none */
     readonly extraRoutes?: Record<string, unknown>;
+    /** Providers those routes need beside {@link gatewayConfig}'s, given the fake they call. @default none */
+    readonly extraProviders?: (fake: FakeProvider) => Record<string, unknown>;
   } = {},
 ): Promise<GatewayHarness> {
   const [temporal, fake, bundle] = await Promise.all([
@@ -118,7 +125,7 @@ export async function startGatewayHarness(
     startFakeProvider(),
     bundleSwitchyardWorkflows(),
   ]);
-  const config = gatewayConfig(fake, options.extraRoutes);
+  const config = gatewayConfig(fake, options.extraRoutes, options.extraProviders?.(fake));
   const keysDirectory = mkdtempSync(path.join(tmpdir(), 'switchyard-keys-'));
   const keys = new KeyStore({ file: path.join(keysDirectory, 'keys.json'), recheckMs: 0 });
   return {

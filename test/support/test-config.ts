@@ -59,3 +59,16 @@ export function testConfig(fake: FakeProvider): Config {
     defaultRoute: 'support',
   });
 }
+
+/**
+ * A provider of the `openai-responses` kind on the fake (its POST /v1/responses), for a config's `providers` beside
+ * {@link fakeProviders}'; the named models at {@link TEST_PRICES}, the OpenAI test key.
+ */
+export function fakeResponsesProvider(fake: Pick<FakeProvider, 'openaiBaseURL'>, models: readonly string[]) {
+  return {
+    kind: 'openai-responses',
+    apiKeyEnv: 'OPENAI_TEST_KEY',
+    baseURL: fake.openaiBaseURL,
+    models: Object.fromEntries(models.map((name) => [name, TEST_PRICES])),
+  } as const;
+}

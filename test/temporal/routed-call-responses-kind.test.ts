@@ -5,21 +5,14 @@ import { assistantMessageOf } from '../../src/config/conversation';
 import type { Config } from '../../src/config/config';
 import type { GenerationRequestInput, Message } from '../../src/config/request';
 import { startHarness, type Harness } from '../support/harness';
-import { TEST_PRICES } from '../support/test-config';
+import { fakeResponsesProvider } from '../support/test-config';
 
 /** A provider of the openai-responses kind on the same fake, beside the test config's two. */
 function withResponsesProvider(config: Config): Config {
+  const fake = { openaiBaseURL: config.providers.openai!.baseURL! };
   return {
     ...config,
-    providers: {
-      ...config.providers,
-      responses: {
-        kind: 'openai-responses',
-        apiKeyEnv: 'OPENAI_TEST_KEY',
-        baseURL: config.providers.openai!.baseURL,
-        models: { 'resp-primary': TEST_PRICES },
-      },
-    },
+    providers: { ...config.providers, responses: fakeResponsesProvider(fake, ['resp-primary']) },
   };
 }
 
