@@ -7,6 +7,7 @@ import { GatewayError, toGatewayError } from '../../../src/gateway/gateway-error
 import type { StoredKey } from '../../../src/gateway/gateway-key';
 import { anthropicSurface } from '../../../src/gateway/anthropic-surface';
 import { openAISurface } from '../../../src/gateway/openai-surface';
+import { parseResponsesRequest, responsesSurface } from '../../../src/gateway/responses-surface';
 import type { SurfaceRequest } from '../../../src/gateway/surface';
 import { TEST_CONFIG } from '../cli/cli-test-io';
 
@@ -149,4 +150,44 @@ test("an Idempotency-Key reused with another body is a 409 in each surface's sha
     error: { type: 'invalid_request_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' },
   });
   expect(anthropicSurface.errorBody(error)).toMatchObject({ error: { type: 'invalid_request_error' } });
+});
+
+test("the Responses surface: a key's output ceiling names max_output_tokens; its labels beside the gateway's own", () => {
+  const ceiling: StoredKey = { ...key, maxOutputTokens: 100 };
+  const parsed = parseResponsesRequest({
+    model: 'cheap',
+    input: 'hello',
+    max_output_tokens: 500,
+    store: false,
+  });
+  let error: GatewayError | undefined;
+  try {
+    prepareCall({
+      surface: responsesSurface,
+      parsed,
+      key: ceiling,
+      config,
+      idempotencyKey: undefined,
+      deadlineMs: 60_000,
+    });
+  } catch (thrown) {
+    error = toGatewayError(thrown);
+  }
+  expect(error?.status).toBe(400);
+  expect(error?.context.param).toBe('max_output_tokens');
+
+  const { input } = prepareCall({
+    surface: responsesSurface,
+    // A surface label cannot stand in for the gateway's own, which ownership is checked by.
+    parsed: {
+      ...parsed,
+      request: { ...parsed.request, maxOutputTokens: 50 },
+      labels: { gateway: 'openai', x: 'y' },
+    },
+    key: ceiling,
+    config,
+    idempotencyKey: undefined,
+    deadlineMs: 60_000,
+  });
+  expect(input.labels).toEqual({ x: 'y', responsesStore: 'false', gateway: 'responses', gatewayKey: key.id });
 });
