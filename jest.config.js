@@ -7,6 +7,7 @@ const moduleNameMapper = {
   '^switchyard$': '<rootDir>/src/index.ts',
   '^switchyard/worker$': '<rootDir>/src/worker-entry.ts',
   '^switchyard/workflow$': '<rootDir>/src/workflow/index.ts',
+  '^switchyard/testing$': '<rootDir>/src/testing.ts',
 };
 const common = {
   testEnvironment: 'node',

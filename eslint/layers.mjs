@@ -7,7 +7,7 @@ import path from 'node:path';
  * cli and gateway → client and worker → activities → workflows → routing and providers → config.
  */
 export const LAYERS = [
-  ['index', 'cli', 'gateway', 'fake-provider'],
+  ['index', 'testing', 'cli', 'gateway', 'fake-provider'],
   ['client', 'worker', 'worker-entry', 'workflow-bundle', 'engine', 'metrics'],
   ['activities'],
   ['workflows', 'workflow'],

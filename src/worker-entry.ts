@@ -1,5 +1,10 @@
 // The `switchyard/worker` entry point: the worker, its activities and what a worker process needs. Node side.
-export { createSwitchyardWorker, runWorker, taskQueueFromEnvironment } from './worker';
+export {
+  createSwitchyardWorker,
+  runWorker,
+  taskQueueFromEnvironment,
+  STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
+} from './worker';
 export type { SwitchyardWorker, SwitchyardWorkerOptions, RunWorkerSettings } from './worker';
 export { connectWorker } from './client/connection';
 export type { ConnectionSettings } from './client/connection';

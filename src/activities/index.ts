@@ -11,8 +11,7 @@ import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
 import { createReconcileReservations } from './reconcile-reservations';
 import { createResolveRoute } from './resolve-route';
-import { LedgerMessageBatcher } from './ledger-batcher';
-import { createLedgerSender, createReserveBudget } from './reserve-budget';
+import { createLedgerBatcher, createReserveBudget } from './reserve-budget';
 
 export interface ActivityDependencies {
   readonly config: Config;
@@ -41,9 +40,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   const resolveRoute = createResolveRoute(dependencies.config);
   // One batcher per worker: it keeps this worker to one in-flight update per budget scope, which carries its
   // reservations, settles and releases together.
-  const ledgerBatcher = new LedgerMessageBatcher(
-    createLedgerSender(dependencies.client, dependencies.taskQueue, dependencies.config),
-  );
+  const ledgerBatcher = createLedgerBatcher(dependencies.client, dependencies.taskQueue, dependencies.config);
   const reserveBudget = createReserveBudget(ledgerBatcher);
   const { admitTarget, peekAdmission, reportBreakerOutcome } = createBreakerAccess({
     client: dependencies.client,

@@ -22,7 +22,7 @@ import {
 import { ledgerStartOptions } from '../workflows/ledger/ledger-start';
 import type { ledgerWorkflow } from '../workflows/ledger/ledger-workflow';
 import { SwitchyardMetric } from '../workflows/metric-names';
-import { type LedgerBatch, type LedgerMessageBatcher, type SendLedgerBatch } from './ledger-batcher';
+import { LedgerMessageBatcher, type LedgerBatch, type SendLedgerBatch } from './ledger-batcher';
 
 export interface ReserveBudgetInput {
   readonly scope: string;
@@ -90,6 +90,15 @@ export function createLedgerSender(client: Client, taskQueue: string, config: Co
       return refusals(error);
     }
   };
+}
+
+/**
+ * A worker's ledger messages: reservations, settles and releases to each budget scope's ledger, coalesced into
+ * one update in flight per scope; ledgers it starts run on `taskQueue` (the entity task queue). A worker has
+ * exactly one, shared by all its attempts.
+ */
+export function createLedgerBatcher(client: Client, taskQueue: string, config: Config): LedgerMessageBatcher {
+  return new LedgerMessageBatcher(createLedgerSender(client, taskQueue, config));
 }
 
 export function createReserveBudget(batcher: LedgerMessageBatcher) {

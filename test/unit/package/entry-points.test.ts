@@ -21,6 +21,7 @@ const ENTRY_POINTS = {
   '.': 'src/index.ts',
   './worker': 'src/worker-entry.ts',
   './workflow': 'src/workflow/index.ts',
+  './testing': 'src/testing.ts',
 } as const;
 
 /** What loading `source` in a fresh Node process puts in its module cache: packages and own files. */
@@ -49,8 +50,14 @@ function compiled(source: string, extension: '.js' | '.d.ts'): string {
   return `./dist/${source.replace(/\.ts$/, extension)}`;
 }
 
-test('the exports map names the client, the worker and the workflow entry points, with their types', () => {
-  expect(Object.keys(manifest.exports).sort()).toEqual(['.', './package.json', './worker', './workflow']);
+test('the exports map names the client, the worker, the workflow and the testing entry points, with their types', () => {
+  expect(Object.keys(manifest.exports).sort()).toEqual([
+    '.',
+    './package.json',
+    './testing',
+    './worker',
+    './workflow',
+  ]);
   for (const [subpath, source] of Object.entries(ENTRY_POINTS)) {
     expect(manifest.exports[subpath]).toEqual({
       types: compiled(source, '.d.ts'),
@@ -63,6 +70,7 @@ test('the exports map names the client, the worker and the workflow entry points
   expect(manifest.typesVersions['*']).toEqual({
     worker: [compiled(ENTRY_POINTS['./worker'], '.d.ts').slice(2)],
     workflow: [compiled(ENTRY_POINTS['./workflow'], '.d.ts').slice(2)],
+    testing: [compiled(ENTRY_POINTS['./testing'], '.d.ts').slice(2)],
   });
 });
 
@@ -112,4 +120,13 @@ test('`switchyard/workflow` loads only the workflow SDK and workflow-safe code: 
   expect(files.filter((file) => file.startsWith('src/workflows/'))).not.toContainEqual(
     expect.stringMatching(/routed-call\/|breaker\/|ledger\/|scheduled-generation\//),
   );
+});
+
+test('`switchyard/testing` loads the fake provider and the engine, and no worker, provider SDKs or gateway', () => {
+  const { packages, files } = importGraph(ENTRY_POINTS['./testing']);
+  expect(files).toEqual(expect.arrayContaining(['src/fake-provider/index.ts', 'src/engine/index.ts']));
+  for (const name of WORKER_SIDE_PACKAGES) expect(packages).not.toContain(name);
+  expect(packages).not.toContain('fastify');
+  expect(files).not.toContain('src/worker.ts');
+  expect(files.filter((file) => /^src\/(providers|gateway|client|cli)\//.test(file))).toEqual([]);
 });
