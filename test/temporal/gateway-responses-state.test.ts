@@ -1,14 +1,27 @@
 // Responses state read back from routed calls on a real dev server: a previous_response_id chain, key ownership,
 // unstored and forged ids, calls that did not complete, and encrypted payloads.
-import { randomUUID } from 'node:crypto';
-import type { SwitchyardClient } from '../../src/client/switchyard-client';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { createProviderRegistry } from '../../src/activities/provider-registry';
+import { createCodecKeyring } from '../../src/codec/codec-key';
+import { switchyardDataConverter } from '../../src/codec/data-converter';
+import { FilesystemPayloadStore } from '../../src/codec/filesystem-payload-store';
+import { SwitchyardClient as Switchyard } from '../../src/client/switchyard-client';
 import type { AssistantContentPart, GenerationRequestInput, ToolCallPart } from '../../src/config/request';
 import type { StoredKey } from '../../src/gateway/gateway-key';
 import { GatewayError } from '../../src/gateway/gateway-error';
 import { responseIdOf } from '../../src/gateway/response-id';
 import { conversationBefore, readStoredResponse } from '../../src/gateway/responses-state';
 import { routedCallWorkflowId } from '../../src/workflows/definitions';
-import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { createSwitchyardWorker } from '../../src/worker';
+import { startGatewayHarness, terminateBreakers, type GatewayHarness } from '../support/gateway-harness';
+import { readableText } from '../support/secrets-scan';
+import { sharedWorkflowBundle } from '../support/shared-bundles';
+import { uniqueName } from '../support/temporal';
+import { TEST_API_KEYS } from '../support/test-config';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -33,7 +46,7 @@ function storedKey(): StoredKey {
  * returns the id the surface would answer with.
  */
 async function respond(
-  switchyard: SwitchyardClient,
+  switchyard: Switchyard,
   key: StoredKey,
   request: GenerationRequestInput,
   options: { readonly store?: boolean; readonly surface?: string; readonly route?: string } = {},
@@ -223,4 +236,92 @@ test('a previous response that failed is a 400, one still running a 409, both na
     });
     await handle.cancel();
   });
+});
+
+test('reasoning comes back with its origin and signature, and goes back to the kind that made it', async () => {
+  harness.fake.script('claude-secondary', [
+    { kind: 'answer', text: 'Forty-two.', reasoning: 'Counting the towels first.' },
+    { kind: 'answer', text: 'Still forty-two.' },
+  ]);
+  await harness.withGateway(async ({ switchyard }) => {
+    const key = storedKey();
+    const request = {
+      messages: [{ role: 'user' as const, content: 'How many?' }],
+      maxOutputTokens: 4096,
+      reasoning: { budgetTokens: 1024 },
+    };
+    const first = await respond(switchyard, key, request, { route: 'reverse' });
+    const conversation = await conversationBefore(switchyard, first.responseId, key);
+    const [reasoning, text] = conversation[1]!.content as AssistantContentPart[];
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      text: 'Counting the towels first.',
+      origin: 'anthropic',
+    });
+    expect((reasoning as { signature?: string }).signature).toEqual(expect.any(String));
+    expect(text).toEqual({ type: 'text', text: 'Forty-two.' });
+
+    await respond(
+      switchyard,
+      key,
+      { ...request, messages: [...conversation, { role: 'user', content: 'Sure?' }] },
+      { route: 'reverse' },
+    );
+    const received = harness.fake.requestsFor('claude-secondary')[1]!.body as {
+      messages: { role: string; content: { type: string; signature?: string }[] }[];
+    };
+    expect(received.messages[1]!.content[0]).toMatchObject({
+      type: 'thinking',
+      signature: (reasoning as { signature?: string }).signature,
+    });
+  });
+});
+
+test('with encryption and the payload store, the conversation reads back whole and history holds neither', async () => {
+  const storeDirectory = mkdtempSync(path.join(tmpdir(), 'switchyard-responses-store-'));
+  const dataConverter = switchyardDataConverter({
+    keyring: createCodecKeyring({ id: uniqueName('responses'), material: randomBytes(32) }),
+    payloadStore: { store: new FilesystemPayloadStore(storeDirectory), thresholdBytes: 4096 },
+  });
+  const { config, temporal, fake } = harness;
+  await terminateBreakers(temporal, config);
+  const taskQueue = uniqueName('responses-encrypted');
+  const worker = await createSwitchyardWorker({
+    config,
+    connection: temporal.nativeConnection,
+    taskQueue,
+    // As createSwitchyardWorker bundles with a codec key: workflow failures use the encrypting converter.
+    workflowBundle: await sharedWorkflowBundle('switchyard-encrypting'),
+    providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+    dataConverter,
+  });
+  const client = new Client({ connection: temporal.client.connection, dataConverter });
+  const switchyard = new Switchyard({ client, taskQueue, config });
+  const marker = `Okapi-${randomUUID().slice(0, 8)}`;
+  // Long enough that the input goes to the payload store; the marker shows whether plaintext reached history.
+  const longPrompt = `${marker} ${'tell me about the savanna. '.repeat(400)}`;
+  fake.script('gpt-primary', { kind: 'answer', text: `${marker} lives in the forest` });
+  try {
+    await worker.runUntil(
+      (async () => {
+        const key = storedKey();
+        const first = await respond(switchyard, key, { messages: [{ role: 'user', content: longPrompt }] });
+        const conversation = await conversationBefore(switchyard, first.responseId, key);
+        expect(conversation[0]).toEqual({ role: 'user', content: longPrompt });
+        expect(conversation[1]).toEqual({
+          role: 'assistant',
+          content: [{ type: 'text', text: `${marker} lives in the forest` }],
+        });
+        // Read without the codec: what the server holds.
+        const { text: history } = await readableText(
+          temporal.client,
+          await temporal.client.workflow.getHandle(first.workflowId).fetchHistory(),
+        );
+        expect(history.includes(marker)).toBe(false);
+        expect(readdirSync(storeDirectory).length).toBeGreaterThan(0);
+      })(),
+    );
+  } finally {
+    rmSync(storeDirectory, { recursive: true, force: true });
+  }
 });
