@@ -1,132 +1,52 @@
-// One walk of a routed call over its route: admission, attempts, failover, patience. Workflow code.
+// One walk of a routed call over its route: the order of attempts, skips, deadline, failover, patience and the
+// record. What each attempt does (admission, reservation, the call, the settle) is its step's. Workflow code.
 import {
   ApplicationFailure,
   CancelledFailure,
   isCancellation,
-  patched,
   sleep,
   upsertMemo,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
-import { failsOver, planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
-import { conversationTraits, type ConversationTraits } from '../../config/conversation';
-import { checkContextWindow, contextWindowMessage } from '../../routing/context-window';
-import { checkConversationFit } from '../../routing/conversation-fit';
-import { estimateInputTokens } from '../../routing/estimate-tokens';
-import { targetInputBound, type TargetInputBound } from '../../routing/media-bounds';
-import { FailureClass } from '../../config/failure-class';
-import { attemptBound, usdToNanoFloor, type NanoUsd } from '../../routing/money';
+import { planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
+import { usdToNanoFloor, type NanoUsd } from '../../routing/money';
 import { nextRoundAt } from '../../routing/patience';
-import {
-  AttemptOutcome,
-  RoutedCallFailureType,
-  SkipReason,
-  type RoutedCallResult,
-} from '../../routing/routing-record';
+import { RoutedCallFailureType, SkipReason, type RoutedCallResult } from '../../routing/routing-record';
 import { CANCELLED_RECORD_MEMO } from '../definitions';
-import type { BreakerAdmission, BreakerTicket } from '../breaker/breaker-gate';
-import {
-  admitAttempt,
-  ledgerShortfall,
-  settleAttempt,
-  type AttemptPass,
-  type BudgetShortfall,
-} from './attempt-gates';
-import { AttemptLog } from './attempt-log';
-import { CallClock } from './call-clock';
-import { failedAttemptEntry, runProviderAttempt, runTargetAttempt } from './provider-attempt';
-import {
-  budgetExceededFailure,
-  circuitOpenFailure,
-  failureTypeForStop,
-  routingFailure,
-} from './routing-failure';
+import type { AttemptLog } from './attempt-log';
+import type { AttemptStep } from './attempt-step';
+import { judgeAttempt } from './attempt-verdict';
+import { CallBounds } from './call-bounds';
+import type { CallClock } from './call-clock';
+import { RoundSkips } from './round-skips';
+import { budgetExceededFailure, circuitOpenFailure, routingFailure } from './routing-failure';
 
 /** Backoff before retrying the same target when it gave no Retry-After, doubled per retry. */
 const RETRY_BACKOFF_MS = 200;
 const MAX_RETRY_WAIT_MS = 10_000;
-/**
- * Patch id of the deadline check between admission and attempt. Histories recorded before it never saw the
- * check, so they replay without it (the marker is written only when the check stops a call).
- */
-const DEADLINE_AFTER_ADMISSION_PATCH = 'deadline-after-admission';
-/** Patch id of passing over a target that cannot take the conversation; written only when it skips one. */
-const CONVERSATION_FIT_PATCH = 'conversation-fit';
-/** The message of a `circuit_open` skip whose breaker could not be reached (it was treated as open). */
-const BREAKER_UNREACHABLE_MESSAGE = 'breaker unreachable: treated as open';
-/** The message of an `over_budget` skip whose ledger did not answer the reservation (nothing was sent). */
-const LEDGER_UNREACHABLE_MESSAGE = 'budget ledger did not answer in time: nothing sent';
 
-/** A ticket whose outcome is always handed to the breaker access, which decides with its current view. */
-function withoutHealthyView(ticket: BreakerTicket): BreakerTicket {
-  const { healthyUntilMs: _healthyUntilMs, ...rest } = ticket;
-  return rest;
-}
-
-/** What a round learned of its targets: its skips (to choose its failure) and when each may be called again. */
-interface Skips {
-  circuitOpenUntilMs: number[];
-  shortfalls: BudgetShortfall[];
-  /** Probe times of breakers that a failure this round left open for the route. */
-  openedUntilMs: number[];
-  /** A target failed this round and its breaker stayed closed: it may be called again at once. */
-  closedAfterFailure: boolean;
-  /** Targets passed over because their context window cannot hold the request. */
-  tooLong: number;
-  /** Targets passed over because they cannot take the conversation as it stands. */
-  unsupported: number;
-}
-
-const noSkips = (): Skips => ({
-  circuitOpenUntilMs: [],
-  shortfalls: [],
-  openedUntilMs: [],
-  closedAfterFailure: false,
-  tooLong: 0,
-  unsupported: 0,
-});
-
-export interface WalkOptions {
-  /**
-   * Walk the lean hot path: one activity per attempt that reserves, calls, settles and reports by itself.
-   * Off for calls recorded before it (they replay the steps they took). @default false
-   */
-  readonly lean?: boolean;
-  /** The first attempt's breaker admission, when the route's resolution could make it. */
-  readonly firstAdmission?: BreakerAdmission;
-}
-
-/** One walk over a resolved route. */
+/** One walk over a resolved route, taking each attempt with `step` (the workflow generation's own). */
 export class RouteWalk {
   private readonly log: AttemptLog;
   private readonly clock: CallClock;
-  /** The prompt's text bound (`estimateInputTokens`); images and documents are added per target. */
-  private readonly inputTokens: number;
-  private readonly traits: ConversationTraits;
+  private readonly bounds: CallBounds;
   private readonly maxCostNanoUsd: NanoUsd | undefined;
-  private skips: Skips = noSkips();
+  private skips: RoundSkips;
   /** The last failure stopped the walk on a class that does not fail over: never worth waiting for. */
   private stoppedForGood = false;
-
-  /** The lean hot path: reservation, settle and report happen in the attempt's own activity. */
-  private readonly lean: boolean;
-  /** The first attempt's admission, made with the route's resolution; used once, by attempt 1 only. */
-  private firstAdmission: BreakerAdmission | undefined;
 
   constructor(
     private readonly route: ResolvedRoute,
     private readonly input: RoutedCallInput,
-    options: WalkOptions = {},
+    private readonly step: AttemptStep,
   ) {
-    this.lean = options.lean ?? false;
-    this.firstAdmission = options.firstAdmission;
-    this.clock = new CallClock(route, input, { alwaysFromCallStart: this.lean });
-    this.inputTokens = estimateInputTokens(input.request);
-    this.traits = conversationTraits(input.request);
+    // The clock before the log: their commands (a patch marker, then search attributes) are in this order in history.
+    this.clock = step.startClock(route, input);
+    this.bounds = new CallBounds(route, input.request);
     this.maxCostNanoUsd = input.maxCostUsd === undefined ? undefined : usdToNanoFloor(input.maxCostUsd);
-    this.log = new AttemptLog(route, { upsertOnlyMissing: this.lean });
+    this.log = step.openLog(route);
+    this.skips = new RoundSkips(this.log);
   }
 
   async run(): Promise<RoutedCallResult> {
@@ -157,7 +77,7 @@ export class RouteWalk {
         // A durable timer: the wait survives worker restarts and costs nothing while it lasts.
         await sleep(Math.max(0, resumeAtMs - Date.now()));
         this.log.startNextRound();
-        this.skips = noSkips();
+        this.skips = new RoundSkips(this.log);
       }
     }
   }
@@ -172,17 +92,14 @@ export class RouteWalk {
     if (!(error instanceof ApplicationFailure)) return undefined;
     const waitable: string[] = [RoutedCallFailureType.allTargetsFailed, RoutedCallFailureType.circuitOpen];
     if (!error.type || !waitable.includes(error.type)) return undefined;
-    // The lean path also knows which breakers this round's failures opened; the first walk knew only its skips.
-    const probes = this.lean
-      ? [...this.skips.circuitOpenUntilMs, ...this.skips.openedUntilMs]
-      : this.skips.circuitOpenUntilMs;
+    const { probeAtMs, someTargetClosed } = this.step.roundView(this.skips);
     const lastStartAtMs = this.clock.lastStartAtMs();
     return nextRoundAt({
       nowMs: Date.now(),
       round: this.log.currentRound,
       patienceEndsAtMs,
-      ...(probes.length ? { earliestProbeAtMs: Math.min(...probes) } : {}),
-      ...(this.lean ? { someTargetClosed: this.skips.closedAfterFailure } : {}),
+      ...(probeAtMs.length ? { earliestProbeAtMs: Math.min(...probeAtMs) } : {}),
+      ...(someTargetClosed !== undefined ? { someTargetClosed } : {}),
       ...(lastStartAtMs !== undefined ? { lastStartAtMs } : {}),
     });
   }
@@ -235,7 +152,7 @@ export class RouteWalk {
       this.stoppedForGood = true;
       throw routingFailure(
         RoutedCallFailureType.contextOverflow,
-        `no target's context window holds the request (prompt bound ${this.inputTokens} tokens + maxOutputTokens ${this.input.request.maxOutputTokens})`,
+        `no target's context window holds the request (prompt bound ${this.bounds.inputTokens} tokens + maxOutputTokens ${this.input.request.maxOutputTokens})`,
         this.log.record(),
       );
     }
@@ -277,56 +194,28 @@ export class RouteWalk {
   }
 
   /**
-   * One target: admission, then the attempt. Returns the result on success, `'skipped'` when the breaker
-   * or the budget passed over it, undefined to go on after a failure; throws to stop the walk.
+   * One target: screening and admission, then the attempt. Returns the result on success, `'skipped'` when it
+   * was passed over (it cannot take the call, its breaker is open, the budget refused), undefined to go on
+   * after a failure; throws to stop the walk.
    */
   private async tryTarget(
     planned: PlannedAttempt,
     options: { forceProbe?: boolean } = {},
   ): Promise<RoutedCallResult | 'skipped' | undefined> {
     const target = this.route.targets[planned.targetIndex]!;
-    const boundNanoUsd = this.boundNanoUsd(planned.targetIndex);
+    const boundNanoUsd = this.bounds.attemptNanoUsd(planned.targetIndex);
     const attempt = this.log.nextAttemptNumber;
-    if (this.lean) {
-      // Checked before the breaker is asked: a conversation the target cannot take is never sent to it. Only a
-      // conversation with parts or options that did not exist before can fail this, so a skip is new behaviour
-      // and its marker keeps older histories replaying as they ran.
-      const fit = checkConversationFit(target, this.input.request, this.traits);
-      if (!fit.fits && patched(CONVERSATION_FIT_PATCH)) {
-        this.skips.unsupported += 1;
-        this.log.add({
-          planned,
-          outcome: AttemptOutcome.skipped,
-          skipReason: SkipReason.unsupportedInput,
-          message: fit.message,
-          latencyMs: 0,
-          costNanoUsd: 0,
-          costKnown: true,
-        });
-        return 'skipped';
-      }
-      // Likewise, a request that might not fit is never sent to this target.
-      const window = checkContextWindow(
-        target,
-        this.targetInput(planned.targetIndex).fitTokens,
-        this.input.request.maxOutputTokens,
-      );
-      if (!window.fits) {
-        this.skips.tooLong += 1;
-        this.log.add({
-          planned,
-          outcome: AttemptOutcome.skipped,
-          skipReason: SkipReason.contextWindow,
-          message: contextWindowMessage(window),
-          latencyMs: 0,
-          costNanoUsd: 0,
-          costKnown: true,
-        });
-        return 'skipped';
-      }
+    const screening = this.step.screen({
+      target,
+      request: this.input.request,
+      traits: this.bounds.traits,
+      fitTokens: this.bounds.targetInput(planned.targetIndex).fitTokens,
+    });
+    if (screening) {
+      this.skips.screened(planned, screening);
+      return 'skipped';
     }
-    const admission = this.takeFirstAdmission(planned, attempt, options);
-    const decision = await admitAttempt({
+    const decision = await this.step.admit(planned, {
       route: this.route,
       target,
       attempt,
@@ -339,200 +228,64 @@ export class RouteWalk {
           }
         : {}),
       ...(options.forceProbe ? { forceProbe: true } : {}),
-      ...(this.lean ? { reserveInAttempt: true } : {}),
-      ...(admission ? { admission } : {}),
     });
     if (!decision.admitted) {
       if (decision.reason === SkipReason.circuitOpen) {
-        this.skipCircuitOpen(planned, decision.retryAtMs, decision.unreachable);
+        this.skips.circuitOpen(planned, decision.retryAtMs, decision.unreachable);
       } else {
-        this.skipOverBudget(planned, decision.shortfall);
+        this.skips.overBudget(planned, decision.shortfall);
       }
       return 'skipped';
     }
-    if (this.clock.tooLateForAttempt() && (this.lean || patched(DEADLINE_AFTER_ADMISSION_PATCH))) {
+    if (this.clock.tooLateForAttempt() && this.step.stopsWhenAdmissionOutlivesDeadline()) {
       // The breaker and the ledger took the rest of the deadline (a busy ledger can hold a reservation for
       // seconds). The attempt's timeout would be tiny or negative: Temporal refuses a negative one and fails the
       // workflow task, whose retry abandons this reservation (charged in full when its lease ends) or restarts
-      // the deadline's clock. Give back the reservation and any probe instead; nothing was sent. (On the lean
-      // path nothing was reserved yet.)
-      await settleAttempt(
-        decision.pass,
-        {
-          succeeded: false,
-          failureClass: FailureClass.cancelled,
-          charge: { costNanoUsd: 0, costKnown: true },
-        },
-        { settled: this.lean },
-      );
+      // the deadline's clock. Give back what admission took instead; nothing was sent.
+      await this.step.withdraw(decision.pass);
       throw routingFailure(
         RoutedCallFailureType.deadlineExceeded,
         'the call deadline passed while the attempt was being admitted',
         this.log.record(),
       );
     }
-    return this.attempt(planned, decision.pass, boundNanoUsd);
-  }
-
-  /** The admission made with the route's resolution, for the call's first attempt on its first target. */
-  private takeFirstAdmission(
-    planned: PlannedAttempt,
-    attempt: number,
-    options: { forceProbe?: boolean },
-  ): BreakerAdmission | undefined {
-    const admission = this.firstAdmission;
-    this.firstAdmission = undefined;
-    if (options.forceProbe || attempt !== 1 || planned.targetIndex !== 0) return undefined;
-    return admission;
-  }
-
-  private skipCircuitOpen(planned: PlannedAttempt, retryAtMs: number, unreachable: true | undefined): void {
-    this.skips.circuitOpenUntilMs.push(retryAtMs);
-    this.log.add({
-      planned,
-      outcome: AttemptOutcome.skipped,
-      skipReason: SkipReason.circuitOpen,
-      // Say so when the circuit was not known to be open: the record must not blame a healthy target.
-      ...(unreachable ? { message: BREAKER_UNREACHABLE_MESSAGE } : {}),
-      latencyMs: 0,
-      costNanoUsd: 0,
-      costKnown: true,
-    });
-  }
-
-  private skipOverBudget(planned: PlannedAttempt, shortfall: BudgetShortfall, message?: string): void {
-    this.skips.shortfalls.push(shortfall);
-    this.log.add({
-      planned,
-      outcome: AttemptOutcome.skipped,
-      skipReason: SkipReason.overBudget,
-      ...(message ? { message } : {}),
-      latencyMs: 0,
-      costNanoUsd: 0,
-      costKnown: true,
-    });
-  }
-
-  /**
-   * Runs one admitted attempt; returns the result on success, `'skipped'` when its reservation was refused,
-   * undefined to go on, or throws to stop.
-   */
-  private async attempt(
-    planned: PlannedAttempt,
-    pass: AttemptPass,
-    boundNanoUsd: NanoUsd,
-  ): Promise<RoutedCallResult | 'skipped' | undefined> {
-    const target = this.route.targets[planned.targetIndex]!;
-    const attemptInput = {
-      route: this.route,
-      target,
-      request: this.input.request,
-      stream: this.input.stream,
-      timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
-      attempt: this.log.nextAttemptNumber,
-      boundNanoUsd,
-      ...(this.input.relay ? { relay: this.input.relay } : {}),
-    };
-    const outcome = this.lean
-      ? await runTargetAttempt({
-          ...attemptInput,
-          ...(pass.reservation
-            ? { reservation: { ...pass.reservation, holder: workflowInfo().workflowId } }
-            : {}),
-          ticket: pass.ticket,
-        })
-      : await runProviderAttempt(attemptInput);
-    // What the attempt's worker could not do, the call does; on the lean path it asks the breaker access
-    // again rather than trusting the admission's view, which may have gone stale since.
-    const fallback = this.lean ? { ...pass, ticket: withoutHealthyView(pass.ticket) } : pass;
-
-    if ('refused' in outcome) {
-      await settleAttempt(
-        fallback,
-        {
-          succeeded: false,
-          failureClass: FailureClass.cancelled,
-          charge: { costNanoUsd: 0, costKnown: true },
-        },
-        outcome,
-      );
-      if (outcome.tooLate && this.clock.tooLateForAttempt()) {
-        // As when admission outlives the deadline: a busy ledger took the time, and nothing was sent.
-        throw routingFailure(
-          RoutedCallFailureType.deadlineExceeded,
-          'the call deadline passed while the attempt was being admitted',
-          this.log.record(),
-        );
-      }
-      this.skipOverBudget(
-        planned,
-        ledgerShortfall(this.input.budget!, outcome.decision, boundNanoUsd),
-        outcome.decision ? undefined : LEDGER_UNREACHABLE_MESSAGE,
-      );
-      return 'skipped';
-    }
-    const { charge, latencyMs } = outcome;
-    if (outcome.succeeded) {
-      await settleAttempt(fallback, { succeeded: true, charge }, outcome);
-      const { provider: _provider, model: _model, ...answer } = outcome.result;
-      this.log.add({
-        planned,
-        outcome: AttemptOutcome.succeeded,
-        latencyMs,
-        ...charge,
-        ...(answer.requestId ? { requestId: answer.requestId } : {}),
-      });
-      const servedBy = { targetIndex: planned.targetIndex, provider: target.provider, model: target.model };
-      const record = this.log.record(servedBy);
-      this.log.finish('succeeded', record);
-      return { answer, record };
-    }
-
-    const { failure } = outcome;
-    this.log.add(failedAttemptEntry(planned, outcome));
-    const probeAtMs = failure.details?.breakerProbeAtMs;
-    if (probeAtMs !== undefined) this.skips.openedUntilMs.push(probeAtMs);
-    else this.skips.closedAfterFailure = true;
-    // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
-    await settleAttempt(fallback, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
-    // Output already reached the gateway's caller: failing over would splice a second model's text onto the
-    // first, so the call ends here. A class that never fails over still ends the usual way.
-    if (
-      outcome.outputDelivered &&
-      (failure.failureClass === FailureClass.cancelled || failsOver(this.route, failure.failureClass))
-    ) {
-      this.stoppedForGood = true;
-      throw routingFailure(
-        RoutedCallFailureType.streamInterrupted,
-        `${failure.failureClass} after output reached the caller`,
-        this.log.record(),
-      );
-    }
-    if (failure.failureClass === FailureClass.cancelled) throw outcome.error;
-    if (!failsOver(this.route, failure.failureClass)) {
-      this.stoppedForGood = true;
-      throw routingFailure(
-        failureTypeForStop(failure.failureClass),
-        `${failure.failureClass} does not fail over`,
-        this.log.record(),
-      );
-    }
-    return undefined;
-  }
-
-  /** The prompt bound on one target: the text bound plus its images and documents at their worst there. */
-  private targetInput(targetIndex: number): TargetInputBound {
-    return targetInputBound(this.route.targets[targetIndex]!, this.inputTokens, this.traits);
-  }
-
-  private boundNanoUsd(targetIndex: number): NanoUsd {
-    const target = this.route.targets[targetIndex]!;
-    return attemptBound(
-      target.prices,
-      this.targetInput(targetIndex).tokens,
-      this.input.request.maxOutputTokens,
-      this.traits.cacheTtl,
+    const outcome = await this.step.run(
+      {
+        route: this.route,
+        target,
+        request: this.input.request,
+        stream: this.input.stream,
+        timeoutMs: Math.min(target.timeoutMs, this.clock.remainingMs() ?? Number.POSITIVE_INFINITY),
+        attempt: this.log.nextAttemptNumber,
+        boundNanoUsd,
+        ...(this.input.relay ? { relay: this.input.relay } : {}),
+      },
+      decision.pass,
     );
+    const verdict = await judgeAttempt(
+      {
+        route: this.route,
+        budget: this.input.budget,
+        step: this.step,
+        log: this.log,
+        clock: this.clock,
+        skips: this.skips,
+      },
+      { planned, target, pass: decision.pass, boundNanoUsd, outcome },
+    );
+    switch (verdict.kind) {
+      case 'answered':
+        return verdict.result;
+      case 'skipped':
+        return 'skipped';
+      case 'failedOver':
+        return undefined;
+      case 'stopped':
+        if (verdict.forGood) this.stoppedForGood = true;
+        throw verdict.error;
+      default:
+        return verdict satisfies never;
+    }
   }
 
   /** Waits before retrying the same target: its Retry-After when given, else a doubling backoff. */

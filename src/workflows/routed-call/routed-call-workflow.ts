@@ -10,6 +10,8 @@ import {
 } from '../../config/routed-call-input';
 import { RoutedCallFailureType, type RoutedCallResult } from '../../routing/routing-record';
 import { admissionOf, breakerCaller } from '../breaker/breaker-gate';
+import { FirstGenerationStep } from './first-generation-step';
+import { LeanStep } from './lean-step';
 import { RouteWalk } from './route-walk';
 
 // Resolution is an idempotent look-up and a hint-only admission changes nothing, so local activities
@@ -58,10 +60,7 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
     begun.firstAdmission && first
       ? admissionOf(begun.firstAdmission, begun.route, first, firstCaller)
       : undefined;
-  return new RouteWalk(begun.route, input, {
-    lean: true,
-    ...(firstAdmission ? { firstAdmission } : {}),
-  }).run();
+  return new RouteWalk(begun.route, input, new LeanStep(firstAdmission)).run();
 }
 
 /**
@@ -74,5 +73,5 @@ export async function routedCallWorkflow(rawInput: RoutedCallInputValue): Promis
   const input = parseInput(rawInput);
   const route = await resolveRoute(input.route);
   checkBudgetRequired(route, input);
-  return new RouteWalk(route, input).run();
+  return new RouteWalk(route, input, new FirstGenerationStep()).run();
 }

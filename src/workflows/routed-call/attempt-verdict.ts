@@ -1,0 +1,127 @@
+// What an attempt's outcome means for the walk: settle what its worker did not, record it, and say whether the
+// walk goes on, fails over, or stops. Workflow code.
+import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
+import { FailureClass } from '../../config/failure-class';
+import { failsOver, type PlannedAttempt } from '../../routing/attempt-plan';
+import type { NanoUsd } from '../../routing/money';
+import { AttemptOutcome, RoutedCallFailureType, type RoutedCallResult } from '../../routing/routing-record';
+import { ledgerShortfall, type AttemptPass } from './attempt-gates';
+import type { AttemptLog } from './attempt-log';
+import type { AttemptStep, StepOutcome } from './attempt-step';
+import type { CallClock } from './call-clock';
+import { failedAttemptEntry } from './provider-attempt';
+import type { RoundSkips } from './round-skips';
+import { failureTypeForStop, routingFailure } from './routing-failure';
+
+/** The message of an `over_budget` skip whose ledger did not answer the reservation (nothing was sent). */
+const LEDGER_UNREACHABLE_MESSAGE = 'budget ledger did not answer in time: nothing sent';
+
+export type AttemptVerdict =
+  /** The attempt answered: the call's result. */
+  | { readonly kind: 'answered'; readonly result: RoutedCallResult }
+  /** Its reservation was refused (or unanswered): nothing was sent, and the target is passed over. */
+  | { readonly kind: 'skipped' }
+  /** It failed with a class that fails over: the walk goes on. */
+  | { readonly kind: 'failedOver' }
+  /** The call ends with `error`; `forGood` when no later round could change that (so patience does not wait). */
+  | { readonly kind: 'stopped'; readonly error: unknown; readonly forGood: boolean };
+
+/** The walk's parts a verdict reads and writes. */
+export interface WalkParts {
+  readonly route: ResolvedRoute;
+  /** The call's budget scope, if it names one. */
+  readonly budget: string | undefined;
+  readonly step: AttemptStep;
+  readonly log: AttemptLog;
+  readonly clock: CallClock;
+  readonly skips: RoundSkips;
+}
+
+/** One attempt that ran: what was planned and admitted, and how it came out. */
+export interface RanAttempt {
+  readonly planned: PlannedAttempt;
+  readonly target: ResolvedTarget;
+  readonly pass: AttemptPass;
+  readonly boundNanoUsd: NanoUsd;
+  readonly outcome: StepOutcome;
+}
+
+/** Settles the attempt (what its worker did not), writes it to the record, and decides what the walk does next. */
+export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<AttemptVerdict> {
+  const { route, step, log, clock, skips } = walk;
+  const { planned, target, pass, boundNanoUsd, outcome } = ran;
+
+  if ('refused' in outcome) {
+    await step.settle(
+      pass,
+      {
+        succeeded: false,
+        failureClass: FailureClass.cancelled,
+        charge: { costNanoUsd: 0, costKnown: true },
+      },
+      outcome,
+    );
+    if (outcome.tooLate && clock.tooLateForAttempt()) {
+      // As when admission outlives the deadline: a busy ledger took the time, and nothing was sent.
+      const error = routingFailure(
+        RoutedCallFailureType.deadlineExceeded,
+        'the call deadline passed while the attempt was being admitted',
+        log.record(),
+      );
+      return { kind: 'stopped', error, forGood: false };
+    }
+    skips.overBudget(
+      planned,
+      ledgerShortfall(walk.budget!, outcome.decision, boundNanoUsd),
+      outcome.decision ? undefined : LEDGER_UNREACHABLE_MESSAGE,
+    );
+    return { kind: 'skipped' };
+  }
+  const { charge, latencyMs } = outcome;
+  if (outcome.succeeded) {
+    await step.settle(pass, { succeeded: true, charge }, outcome);
+    const { provider: _provider, model: _model, ...answer } = outcome.result;
+    log.add({
+      planned,
+      outcome: AttemptOutcome.succeeded,
+      latencyMs,
+      ...charge,
+      ...(answer.requestId ? { requestId: answer.requestId } : {}),
+    });
+    const servedBy = { targetIndex: planned.targetIndex, provider: target.provider, model: target.model };
+    const record = log.record(servedBy);
+    log.finish('succeeded', record);
+    return { kind: 'answered', result: { answer, record } };
+  }
+
+  const { failure } = outcome;
+  log.add(failedAttemptEntry(planned, outcome));
+  skips.failed(failure.details?.breakerProbeAtMs);
+  // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
+  await step.settle(pass, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
+  // Output already reached the gateway's caller: failing over would splice a second model's text onto the
+  // first, so the call ends here. A class that never fails over still ends the usual way.
+  if (
+    outcome.outputDelivered &&
+    (failure.failureClass === FailureClass.cancelled || failsOver(route, failure.failureClass))
+  ) {
+    const error = routingFailure(
+      RoutedCallFailureType.streamInterrupted,
+      `${failure.failureClass} after output reached the caller`,
+      log.record(),
+    );
+    return { kind: 'stopped', error, forGood: true };
+  }
+  if (failure.failureClass === FailureClass.cancelled) {
+    return { kind: 'stopped', error: outcome.error, forGood: false };
+  }
+  if (!failsOver(route, failure.failureClass)) {
+    const error = routingFailure(
+      failureTypeForStop(failure.failureClass),
+      `${failure.failureClass} does not fail over`,
+      log.record(),
+    );
+    return { kind: 'stopped', error, forGood: true };
+  }
+  return { kind: 'failedOver' };
+}
