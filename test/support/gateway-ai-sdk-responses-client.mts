@@ -3,6 +3,7 @@
 // test/temporal/gateway-responses-ai-sdk.test.ts with `node --import tsx` and GATEWAY_URL, GATEWAY_KEY, GATEWAY_ROUTE
 // and CLIENT_MODE set. Node side.
 //   plain      `openai(route)` as it comes (store on), generateText then streamText;
+//   stateless  the same with store off: each step's earlier items go back whole, never as item references;
 //   reasoning  `openai.responses(route)` with reasoning asked for and store off, so each step's reasoning comes back
 //              with its encrypted content and the SDK sends it back inline, as it does against OpenAI.
 import { randomBytes } from 'node:crypto';
@@ -51,6 +52,15 @@ const tools = {
   }),
 };
 
+/** The provider options of each mode. */
+const providerOptions = {
+  plain: {},
+  stateless: { providerOptions: { openai: { store: false } } },
+  // `route` is no OpenAI model name, so the SDK is told it reasons.
+  reasoning: { providerOptions: { openai: { forceReasoning: true, reasoningEffort: 'low', store: false } } },
+} as const;
+if (!(mode in providerOptions)) throw new Error(`unknown CLIENT_MODE ${mode}: plain, stateless or reasoning`);
+
 const options = {
   model: mode === 'reasoning' ? openai.responses(route) : openai(route),
   maxRetries: 0,
@@ -58,14 +68,7 @@ const options = {
   tools,
   stopWhen: stepCountIs(3),
   prompt: 'What is the weather in Paris?',
-  ...(mode === 'reasoning'
-    ? {
-        providerOptions: {
-          // `route` is no OpenAI model name, so the SDK is told it reasons.
-          openai: { forceReasoning: true, reasoningEffort: 'low', store: false },
-        },
-      }
-    : {}),
+  ...providerOptions[mode as keyof typeof providerOptions],
 };
 
 interface StepView {

@@ -52,7 +52,7 @@ interface Seen {
 
 /** Runs the AI SDK client (an ES module, so in its own Node process) against a gateway. */
 async function runClient(
-  mode: 'plain' | 'reasoning',
+  mode: 'plain' | 'stateless' | 'reasoning',
   route: string,
   gatewayUrl: string,
   key: string,
@@ -204,4 +204,43 @@ test('reasoning with store off on an openai-responses target: its encrypted cont
   const encrypted = String((toResponses[1]!.input as Record<string, unknown>[])[1]!.encrypted_content);
   expect(toChat.includes(encrypted)).toBe(false);
   expect(toChat).toContain('"role":"tool"');
+});
+
+test('a step that said something before its call: store on sends it as an item reference, refused by name; store off sends it whole', async () => {
+  const narrates: FakeScenario = {
+    kind: 'answer',
+    text: 'Let me look that up.',
+    toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+  };
+  harness.fake.script('claude-secondary', [narrates]);
+  // With store on, the SDK refers to the step's text by its item id instead of sending it: a stateless target
+  // has no stored item to look up, so the second step is refused, naming the item, before anything is sent.
+  const refused = await harness.withGateway(({ gateway, key }) =>
+    runClient('plain', 'reverse', gateway.url, key).then(
+      () => 'served',
+      (error: Error) => error.message,
+    ),
+  );
+  expect(refused.match(/input\.\d+\.type: [^\n]*/)?.[0]).toBe(
+    'input.1.type: an item reference needs the item stored at one provider; send the item itself, or previous_response_id',
+  );
+  expect(harness.fake.requestsFor('claude-secondary')).toHaveLength(1);
+
+  harness.fake.reset();
+  harness.fake.script('claude-secondary', [narrates, echoes, { ...narrates, chunkDelayMs: 5 }, echoes]);
+  const seen = await harness.withGateway(({ gateway, key }) =>
+    runClient('stateless', 'reverse', gateway.url, key),
+  );
+  expect(seen.generate.text).toBe(answerFrom(seen.calls[0]!));
+  expect(seen.stream.text).toBe(answerFrom(seen.calls[1]!));
+  expect(seen.sent[1]!.input).toEqual([
+    'message:user',
+    'message:assistant',
+    'function_call',
+    'function_call_output',
+  ]);
+  const assistant = (
+    harness.fake.requestsFor('claude-secondary')[1]!.body as { messages: { content: unknown }[] }
+  ).messages[1]!;
+  expect(JSON.stringify(assistant.content)).toContain('Let me look that up.');
 });
