@@ -1,12 +1,10 @@
 // Bare path: a one-activity workflow (the engine's floor) running the same attempt activity. Worker process.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { AttemptInput } from '../src/activities/attempt-types';
-import type { Config } from '../src/config/config';
-import { GenerationRequestSchema } from '../src/config/request';
-import { resolveRoute } from '../src/config/resolve-route';
+import type { Config } from 'switchyard';
+import { resolveRoute, type AttemptInput } from 'switchyard/testing';
 import { BARE_TASK_QUEUE } from './bare-activities';
-import { BENCH_REQUEST, MODE_ROUTE, type LatencyMode } from './bench-config';
+import { benchRequest, MODE_ROUTE, type LatencyMode } from './bench-config';
 import type { bareWorkflow } from './workflows/bare-workflow';
 
 /** Starts a bare workflow on `mode`'s healthy target and waits for its result; resolves to its workflow id. */
@@ -14,7 +12,7 @@ export function bareCaller(client: Client, config: Config, mode: LatencyMode): (
   const target = resolveRoute(config, MODE_ROUTE[mode]).targets[0]!;
   const input: AttemptInput = {
     target,
-    request: GenerationRequestSchema.parse(BENCH_REQUEST),
+    request: benchRequest(),
     timeoutMs: target.timeoutMs,
     stream: false,
   };

@@ -1,7 +1,11 @@
 // The benchmark's Switchyard config: two fake-provider endpoints (0 ms and 50 ms), routes and a budget. Bench side.
-import type { Config } from '../src/config/config';
-import { parseConfig } from '../src/config/load-config';
-import type { GenerationRequestInput } from '../src/config/request';
+import {
+  parseConfig,
+  validateCallInput,
+  type Config,
+  type GenerationRequest,
+  type GenerationRequestInput,
+} from 'switchyard';
 
 /** The fake provider's fixed latency modes; each is its own fake server and its own configured provider. */
 export const LATENCY_MODES = ['0ms', '50ms'] as const;
@@ -60,6 +64,11 @@ export const BENCH_REQUEST: GenerationRequestInput = {
   messages: [{ role: 'user', content: 'Say hello' }],
   maxOutputTokens: 64,
 };
+
+/** {@link BENCH_REQUEST} validated, with its defaults filled in: what the attempt activity receives. */
+export function benchRequest(): GenerationRequest {
+  return validateCallInput({ request: BENCH_REQUEST }).request;
+}
 
 /** The `openai` SDK base URL of each mode's fake provider. */
 export type FakeBaseUrls = Readonly<Record<LatencyMode, string>>;

@@ -1,6 +1,6 @@
 // Breaker entity load: history events per healthy call, and entity events per second during an outage.
-import type { Breakers } from '../src/client/breakers';
-import type { FakeProvider } from '../src/fake-provider';
+import type { Breakers } from 'switchyard';
+import type { FakeProvider } from 'switchyard/testing';
 import {
   BENCH_MODELS,
   LATENCY_MODES,

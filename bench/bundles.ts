@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { bundleSwitchyardWorkflows } from '../src/workflow-bundle';
+import { bundleSwitchyardWorkflows } from 'switchyard/worker';
 
 export interface BundlePaths {
   /** Switchyard's workflows (`src/workflows`). */

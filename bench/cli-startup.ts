@@ -7,12 +7,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createProviderRegistry } from '../src/activities/provider-registry';
-import { SwitchyardClient } from '../src/client/switchyard-client';
-import { parseConfig } from '../src/config/load-config';
-import { startDevServer } from '../src/engine';
-import { startFakeProvider } from '../src/fake-provider';
-import { createSwitchyardWorker } from '../src/worker';
+import { parseConfig, SwitchyardClient } from 'switchyard';
+import { startDevServer, startFakeProvider } from 'switchyard/testing';
+import { createProviderRegistry, createSwitchyardWorker } from 'switchyard/worker';
 import { summarize, type Summary } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');

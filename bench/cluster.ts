@@ -4,9 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { startDevServer } from '../src/engine';
-import { startLocalCluster } from '../src/engine/temporal-cluster';
-import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
+import { startDevServer, startFakeProvider, startLocalCluster, type FakeProvider } from 'switchyard/testing';
 import { LATENCY_MODES, MODE_LATENCY_MS, type LatencyMode } from './bench-config';
 import { buildBundles, type BundlePaths } from './bundles';
 import { processCpuMs } from './cpu-account';

@@ -1,9 +1,8 @@
 // Direct path: one SDK call through the worker's own provider client, no engine in between. Worker process.
-import type { ProviderRegistry } from '../src/activities/provider-registry';
-import { GenerationRequestSchema } from '../src/config/request';
-import { BENCH_MODELS, BENCH_REQUEST, MODE_PROVIDER, type LatencyMode } from './bench-config';
+import type { ProviderRegistry } from 'switchyard/worker';
+import { BENCH_MODELS, benchRequest, MODE_PROVIDER, type LatencyMode } from './bench-config';
 
-const request = GenerationRequestSchema.parse(BENCH_REQUEST);
+const request = benchRequest();
 
 /** A direct call on `mode`'s endpoint, with the very client instance the worker's activities use. */
 export function directCaller(providers: ProviderRegistry, mode: LatencyMode): () => Promise<undefined> {

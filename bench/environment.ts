@@ -1,14 +1,12 @@
 // One bench environment: dev server, the two fake endpoints, the worker process, and the orchestrator's client.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { Breakers } from '../src/client/breakers';
-import { Ledgers } from '../src/client/ledgers';
-import { startDevServer, type DevServer } from '../src/engine';
-import { QUEUE_POLL_RATE_CONFIG } from '../src/engine/dev-server';
-import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
-import { entityTaskQueue } from '../src/workflows/definitions';
+import { Breakers, Ledgers } from 'switchyard';
+import { startDevServer, startFakeProvider, type DevServer, type FakeProvider } from 'switchyard/testing';
+import { entityTaskQueue } from 'switchyard/worker';
 import type { BundlePaths } from './bundles';
 import { LATENCY_MODES, MODE_LATENCY_MS, type LatencyMode } from './bench-config';
+import { queuePollRates } from './queue-limits';
 import type { WorkerSettings } from './protocol';
 import { WorkerLink } from './worker-link';
 
@@ -45,12 +43,10 @@ export interface BenchEnvironment {
 }
 
 /**
- * Dynamic config that puts the engine's queue poll-rate limits back to the server's defaults (20 per second),
- * which the embedded engine lifts (QUEUE_POLL_RATE_CONFIG in src/engine/dev-server.ts).
+ * Dynamic config that puts the queue poll-rate limits the embedded engine lifts back to the server's defaults
+ * (20 per second).
  */
-export const SERVER_DEFAULT_QUEUE_CONFIG: Readonly<Record<string, unknown>> = Object.fromEntries(
-  Object.keys(QUEUE_POLL_RATE_CONFIG).map((key) => [key, 20]),
-);
+export const SERVER_DEFAULT_QUEUE_CONFIG: Readonly<Record<string, unknown>> = queuePollRates();
 
 export async function startEnvironment(
   setup: BenchSetup,

@@ -1,5 +1,5 @@
 // Failover latency: from the first target's failure to the second target's request, seen by the provider.
-import type { FakeProvider } from '../src/fake-provider';
+import type { FakeProvider } from 'switchyard/testing';
 import { BENCH_MODELS, FAILOVER_ROUTE } from './bench-config';
 import { summarize, type Summary } from './stats';
 import type { WorkerLink } from './worker-link';

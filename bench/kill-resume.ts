@@ -3,10 +3,9 @@ import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SwitchyardClient } from '../src/client/switchyard-client';
-import type { Config } from '../src/config/config';
-import type { FakeProvider, FakeRequestRecord } from '../src/fake-provider';
-import { STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS } from '../src/worker';
+import { SwitchyardClient, type Config } from 'switchyard';
+import type { FakeProvider, FakeRequestRecord } from 'switchyard/testing';
+import { STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS } from 'switchyard/worker';
 import {
   BENCH_MODELS,
   BENCH_REQUEST,

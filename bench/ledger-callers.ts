@@ -1,5 +1,5 @@
 // Ledger bench callers: N concurrent callers reserve and settle on one scope as attempts do (the worker's batcher). Worker process.
-import type { LedgerMessageBatcher } from '../src/activities/ledger-batcher';
+import type { LedgerMessageBatcher } from 'switchyard/testing';
 import type { LedgerResult } from './protocol';
 
 export interface LedgerCallersOptions {

@@ -1,11 +1,11 @@
 // Ledger entity load: reservations per second and reserve latency on one scope at 10 and 100 callers.
-import type { Ledgers } from '../src/client/ledgers';
-import { nanoToUsd } from '../src/routing/money';
+import type { Ledgers } from 'switchyard';
 import { round, summarize, type Summary } from './stats';
 import type { WorkerLink } from './worker-link';
 
 /** Each reservation's amount: 0.001 USD, so limits in USD stay exact. */
 const AMOUNT_NANO_USD = 1_000_000;
+const NANO_PER_USD = 1e9;
 
 export interface LedgerLevelResult {
   readonly callers: number;
@@ -42,7 +42,7 @@ export async function measureLedger(
   },
 ): Promise<LedgerLevelResult> {
   const scope = `bench-ledger-c${options.callers}-${options.tag}`;
-  await ledgers.setLimit(scope, { limitUsd: nanoToUsd(AMOUNT_NANO_USD * options.grants) });
+  await ledgers.setLimit(scope, { limitUsd: (AMOUNT_NANO_USD * options.grants) / NANO_PER_USD });
   const result = await link.send({
     kind: 'ledger',
     scope,

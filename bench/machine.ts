@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { ensureTemporalCli } from '../src/engine';
+import { ensureTemporalCli } from 'switchyard/testing';
 
 export interface MachineDescription {
   readonly cpuModel: string;

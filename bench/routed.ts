@@ -1,5 +1,5 @@
 // Routed path: a routed call through the application API, its breaker on, with a budget scope or without. Worker process.
-import type { SwitchyardClient } from '../src/client/switchyard-client';
+import type { SwitchyardClient } from 'switchyard';
 import { BENCH_REQUEST, MODE_ROUTE, type LatencyMode } from './bench-config';
 
 /** A routed call on `route` (default: `mode`'s healthy route), reserving on `budget` if given; resolves to its id. */

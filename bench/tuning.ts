@@ -4,32 +4,15 @@ import { startEnvironment, type BenchSetup } from './environment';
 import { measureLatency } from './latency';
 import { describeMachine, type MachineDescription } from './machine';
 import type { BenchSizes } from './options';
+import { queuePollRates } from './queue-limits';
 import { round, type Summary } from './stats';
 import { measureThroughput } from './throughput';
 
-/** Each history shard's queue processors' poll-rate limits: the server's default is 20 per second. */
-const QUEUE_LIMITS = {
-  transfer: 'history.transferProcessorMaxPollRPS',
-  timer: 'history.timerProcessorMaxPollRPS',
-  visibility: 'history.visibilityProcessorMaxPollRPS',
-  outbound: 'history.outboundProcessorMaxPollRPS',
-} as const;
-const SERVER_DEFAULT_RPS = 20;
-const RAISED_RPS = 1_000;
+/** Every task queue in one partition (the server's default is four). */
 const ONE_PARTITION = {
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
 };
-
-/** Every queue at the server's default limit, with `raised` lifted to {@link RAISED_RPS}. */
-function queues(...raised: (keyof typeof QUEUE_LIMITS)[]): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(QUEUE_LIMITS).map(([queue, key]) => [
-      key,
-      raised.includes(queue as keyof typeof QUEUE_LIMITS) ? RAISED_RPS : SERVER_DEFAULT_RPS,
-    ]),
-  );
-}
 
 const EAGER = { eagerStart: true, workerOptions: {} };
 
@@ -38,19 +21,25 @@ const EAGER = { eagerStart: true, workerOptions: {} };
  * embedded engine's setting), and the two settings the earlier matrix found (eager dispatch off, one partition).
  */
 export const TUNING_VARIANTS: readonly { readonly name: string; readonly setup: BenchSetup }[] = [
-  { name: 'server defaults (every queue polled 20×/s)', setup: { dynamicConfig: queues(), worker: EAGER } },
-  { name: '+ transfer queue 1000×/s', setup: { dynamicConfig: queues('transfer'), worker: EAGER } },
-  { name: '+ timer queue 1000×/s', setup: { dynamicConfig: queues('timer'), worker: EAGER } },
-  { name: '+ visibility queue 1000×/s', setup: { dynamicConfig: queues('visibility'), worker: EAGER } },
-  { name: '+ outbound queue 1000×/s', setup: { dynamicConfig: queues('outbound'), worker: EAGER } },
+  {
+    name: 'server defaults (every queue polled 20×/s)',
+    setup: { dynamicConfig: queuePollRates(), worker: EAGER },
+  },
+  { name: '+ transfer queue 1000×/s', setup: { dynamicConfig: queuePollRates('transfer'), worker: EAGER } },
+  { name: '+ timer queue 1000×/s', setup: { dynamicConfig: queuePollRates('timer'), worker: EAGER } },
+  {
+    name: '+ visibility queue 1000×/s',
+    setup: { dynamicConfig: queuePollRates('visibility'), worker: EAGER },
+  },
+  { name: '+ outbound queue 1000×/s', setup: { dynamicConfig: queuePollRates('outbound'), worker: EAGER } },
   {
     name: 'every queue 1000×/s (the embedded engine)',
-    setup: { dynamicConfig: queues('transfer', 'timer', 'visibility', 'outbound'), worker: EAGER },
+    setup: { dynamicConfig: queuePollRates('transfer', 'timer', 'visibility', 'outbound'), worker: EAGER },
   },
   {
     name: 'every queue 1000×/s + 1 task-queue partition',
     setup: {
-      dynamicConfig: { ...queues('transfer', 'timer', 'visibility', 'outbound'), ...ONE_PARTITION },
+      dynamicConfig: { ...queuePollRates('transfer', 'timer', 'visibility', 'outbound'), ...ONE_PARTITION },
       worker: EAGER,
     },
   },
@@ -58,7 +47,7 @@ export const TUNING_VARIANTS: readonly { readonly name: string; readonly setup: 
     name: 'every queue 1000×/s, eager activity dispatch off',
     setup: {
       dynamicConfig: {
-        ...queues('transfer', 'timer', 'visibility', 'outbound'),
+        ...queuePollRates('transfer', 'timer', 'visibility', 'outbound'),
         'system.enableActivityEagerExecution': false,
       },
       worker: EAGER,

@@ -9,13 +9,15 @@ import {
   Worker,
   type ActivityInterceptorsFactory,
 } from '@temporalio/worker';
-import { LedgerMessageBatcher } from '../src/activities/ledger-batcher';
-import { createLedgerSender } from '../src/activities/reserve-budget';
-import { createProviderRegistry, type ProviderRegistry } from '../src/activities/provider-registry';
-import { SwitchyardClient } from '../src/client/switchyard-client';
-import type { Config } from '../src/config/config';
-import { entityTaskQueue } from '../src/workflows/definitions';
-import { createSwitchyardWorker, type SwitchyardWorker } from '../src/worker';
+import { SwitchyardClient, type Config } from 'switchyard';
+import { createLedgerBatcher } from 'switchyard/testing';
+import {
+  createProviderRegistry,
+  createSwitchyardWorker,
+  entityTaskQueue,
+  type ProviderRegistry,
+  type SwitchyardWorker,
+} from 'switchyard/worker';
 import { bareCaller } from './bare';
 import { BARE_TASK_QUEUE, createBareActivities } from './bare-activities';
 import { BENCH_KEYS, benchConfig, ROUTED_BUDGET_SCOPE, type FakeBaseUrls } from './bench-config';
@@ -111,11 +113,14 @@ async function driver(context: Context): Promise<Role> {
     workflowBundle: { codePath: context.bundles.switchyard },
     workerOptions,
   });
+  // A client without eager start, for calls served by another process's worker (not on this connection); the
+  // bare activities are given it too, and never use it.
+  const remoteClient = new Client({ connection });
   const bareWorker = await Worker.create({
     connection,
     taskQueue: BARE_TASK_QUEUE,
     workflowBundle: { codePath: context.bundles.bare },
-    activities: createBareActivities(providers),
+    activities: createBareActivities({ config, client: remoteClient, providers }),
     ...workerOptions,
   });
 
@@ -130,8 +135,6 @@ async function driver(context: Context): Promise<Role> {
     },
   };
   const client = new Client({ connection, interceptors: { workflow: settings.eagerStart ? [eager] : [] } });
-  // Calls served by another process's worker: no eager start (that worker is not on this connection).
-  const remoteClient = new Client({ connection });
   const switchyards = new Map<string, SwitchyardClient>([
     [taskQueue, new SwitchyardClient({ client, taskQueue, config })],
   ]);
@@ -141,9 +144,7 @@ async function driver(context: Context): Promise<Role> {
     return switchyards.get(queue)!;
   };
   // A second reserve path, built exactly as the worker builds its own (one batcher per worker).
-  const ledgerBatcher = new LedgerMessageBatcher(
-    createLedgerSender(client, entityTaskQueue(taskQueue), config),
-  );
+  const ledgerBatcher = createLedgerBatcher(client, entityTaskQueue(taskQueue), config);
 
   // One client per proxy for the process's life, as the direct lane keeps its provider's: warm connections.
   const peerClients = new Map<string, ReturnType<typeof createLitellmClient>>();

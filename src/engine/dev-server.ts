@@ -52,7 +52,7 @@ export interface DevServer {
  * processors read as soon as a task is written, at the cost of more queue reads under load (docs/operations.md,
  * "Search attributes and dynamic config").
  */
-export const QUEUE_POLL_RATE_CONFIG: Readonly<Record<string, unknown>> = {
+const QUEUE_POLL_RATE_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'history.timerProcessorMaxPollRPS': 1000,
   'history.visibilityProcessorMaxPollRPS': 1000,
