@@ -1,5 +1,5 @@
-// ESLint flat config: typescript-eslint's recommended rules, a guard that keeps I/O out of workflow code, and the
-// layering of src/ (imports point down the layers; no import cycles).
+// ESLint flat config: typescript-eslint's recommended rules, a guard that keeps I/O out of workflow code, the
+// layering of src/ (imports point down the layers; no import cycles), and the bench's imports (entry points only).
 import js from '@eslint/js';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
@@ -132,6 +132,30 @@ export default tseslint.config(
     rules: {
       'layers/no-upward-import': 'error',
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    // The bench measures Switchyard as users run it: through the package's entry points and its testing seam
+    // (src/testing.ts), never src/ internals, so that no code lives on in src/ for the bench alone.
+    files: ['bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+src(/|$)',
+              message:
+                'The bench imports Switchyard by its entry points: `switchyard`, `switchyard/worker`, `switchyard/workflow` or `switchyard/testing`.',
+            },
+            {
+              regex: '^switchyard/(?!(worker|workflow|testing)$)',
+              message:
+                'The bench imports Switchyard by its entry points: `switchyard`, `switchyard/worker`, `switchyard/workflow` or `switchyard/testing`.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

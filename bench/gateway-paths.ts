@@ -2,8 +2,7 @@
 // Anthropic Messages, Responses), JSON and streamed, each with the surface's own official SDK. Bench side.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { SwitchyardClient } from '../src/client/switchyard-client';
-import type { GenerationRequestInput } from '../src/config/request';
+import type { GenerationRequestInput, SwitchyardClient } from 'switchyard';
 
 /** One sample: the whole call, and for a stream the time to its first piece of text, in milliseconds. */
 export interface PathTiming {

@@ -7,14 +7,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createProviderRegistry } from '../src/activities/provider-registry';
-import { SwitchyardClient } from '../src/client/switchyard-client';
-import type { Config } from '../src/config/config';
-import { startDevServer } from '../src/engine';
-import { startFakeProvider } from '../src/fake-provider';
-import { startGateway } from '../src/gateway/gateway-server';
-import { KeyStore } from '../src/gateway/key-store';
-import { createSwitchyardWorker } from '../src/worker';
+import { KeyStore, startGateway, SwitchyardClient, type Config } from 'switchyard';
+import { startDevServer, startFakeProvider } from 'switchyard/testing';
+import { createProviderRegistry, createSwitchyardWorker } from 'switchyard/worker';
 import { BENCH_KEYS, BENCH_MODELS, benchConfig, MODE_ROUTE } from './bench-config';
 import {
   GATEWAY_SURFACES,
