@@ -2,8 +2,7 @@
 import { z } from 'zod';
 import type { GenerationRequestInput, TextPart, Tool, ToolChoice } from '../config/request';
 import { CacheControlSchema, cacheOf, convertMessages, TextBlockSchema } from './anthropic-parse-content';
-import { GatewayError, GatewayErrorKind } from './gateway-error';
-import { blockType, checkField, fieldPath, invalidField } from './parse-body';
+import { blockType, checkField, fieldPath, handledFields, invalidField } from './parse-body';
 import type { SurfaceRequest } from './surface';
 
 /**
@@ -143,17 +142,7 @@ function convertToolChoice(
 }
 
 export function parseAnthropicRequest(raw: unknown): SurfaceRequest {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new GatewayError(
-      'the request body must be a JSON object',
-      GatewayErrorKind.invalidRequest,
-      'invalid_request',
-    );
-  }
-  for (const field of Object.keys(raw)) {
-    if (!HANDLED_FIELDS.has(field)) throw invalidField(field, 'this field is not supported by the gateway');
-  }
-  const body = checkField(MessagesRequestSchema, raw, '');
+  const body = checkField(MessagesRequestSchema, handledFields(raw, HANDLED_FIELDS), '');
   if (
     body.thinking?.type === 'enabled' &&
     body.max_tokens !== undefined &&

@@ -1,9 +1,10 @@
 // An OpenAI Chat Completions request → the neutral request of a routed call, refusing what it cannot honour. Node side.
 import { z } from 'zod';
 import type { GenerationRequestInput, Tool, ToolChoice } from '../config/request';
-import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { convertMessages } from './openai-parse-messages';
-import { checkField, fieldPath, invalidField } from './parse-body';
+import { checkField, fieldPath, handledFields, invalidField } from './parse-body';
+import { checkedToolChoice, toolChoiceWord } from './tool-choice';
+import { OPENAI_SHARED_IGNORED_FIELDS, ServiceTierSchema } from './openai-common-fields';
 import type { SurfaceRequest } from './surface';
 
 /**
@@ -12,11 +13,9 @@ import type { SurfaceRequest } from './surface';
  * other field the gateway does not handle is refused by name.
  */
 export const OPENAI_IGNORED_FIELDS: Readonly<Record<string, string>> = {
-  user: 'an end-user id for abuse detection; the gateway key already names the caller',
-  safety_identifier: 'an end-user id for abuse detection; the gateway key already names the caller',
+  ...OPENAI_SHARED_IGNORED_FIELDS,
   metadata: 'tags for stored completions; the routed call keeps its own record',
   store: 'whether OpenAI keeps the completion for its dashboard; the routed call keeps its own record',
-  service_tier: '"auto" and "default" both leave the tier to the provider account (other tiers are refused)',
   logprobs: 'false asks for nothing (true is refused)',
   frequency_penalty: '0 is no penalty (any other value is refused)',
   presence_penalty: '0 is no penalty (any other value is refused)',
@@ -37,7 +36,6 @@ const REFUSED_FIELDS: Readonly<Record<string, string>> = {
   functions: 'the deprecated "functions" cannot be routed; use "tools"',
   function_call: 'the deprecated "function_call" cannot be routed; use "tool_choice"',
   verbosity: 'a verbosity setting cannot be routed',
-  prompt_cache_key: 'a provider cache key cannot be routed',
   prompt_cache_retention: 'a provider cache retention cannot be routed',
 };
 
@@ -95,13 +93,8 @@ const ChatRequestSchema = z.strictObject({
   safety_identifier: z.string().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
   store: z.boolean().nullish(),
-  service_tier: z
-    .string()
-    .refine(
-      (tier) => tier === 'auto' || tier === 'default',
-      'a service tier changes the price and cannot be routed; only "auto" and "default" are accepted',
-    )
-    .nullish(),
+  prompt_cache_key: z.string().nullish(),
+  service_tier: ServiceTierSchema,
   logprobs: z
     .boolean()
     .refine((value) => !value, 'log probabilities cannot be routed')
@@ -145,28 +138,14 @@ const NamedToolChoiceSchema = z.strictObject({
 
 function convertToolChoice(choice: unknown, tools: readonly Tool[]): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
-  let converted: ToolChoice;
-  if (typeof choice === 'string') {
-    if (choice !== 'auto' && choice !== 'none' && choice !== 'required') {
-      throw invalidField('tool_choice', 'must be "auto", "none", "required" or a function');
-    }
-    converted = choice;
-  } else {
-    const type = checkField(z.looseObject({ type: z.unknown() }), choice, 'tool_choice').type;
-    if (type !== 'function') {
-      throw invalidField('tool_choice.type', `only a function can be chosen, not "${String(type)}"`);
-    }
-    converted = {
-      type: 'tool',
-      name: checkField(NamedToolChoiceSchema, choice, 'tool_choice').function.name,
-    };
+  if (typeof choice === 'string')
+    return checkedToolChoice(toolChoiceWord(choice), tools, 'tool_choice.function.name');
+  const type = checkField(z.looseObject({ type: z.unknown() }), choice, 'tool_choice').type;
+  if (type !== 'function') {
+    throw invalidField('tool_choice.type', `only a function can be chosen, not "${String(type)}"`);
   }
-  if (converted === 'auto' || converted === 'none') return converted;
-  if (tools.length === 0) throw invalidField('tool_choice', 'asks for a tool call but no tools are given');
-  if (typeof converted !== 'string' && !tools.some((tool) => tool.name === converted.name)) {
-    throw invalidField('tool_choice.function.name', `no tool is named "${converted.name}"`);
-  }
-  return converted;
+  const name = checkField(NamedToolChoiceSchema, choice, 'tool_choice').function.name;
+  return checkedToolChoice({ type: 'tool', name }, tools, 'tool_choice.function.name');
 }
 
 const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
@@ -203,27 +182,8 @@ function convertStop(stop: ChatRequest['stop']): string[] | undefined {
   return sequences.length > 0 ? sequences : undefined;
 }
 
-/** The unknown or refused top-level field, if any, as a 400 naming it. */
-function refuseFields(raw: Record<string, unknown>): void {
-  for (const [field, value] of Object.entries(raw)) {
-    if (HANDLED_FIELDS.has(field)) continue;
-    const why = REFUSED_FIELDS[field];
-    if (why === undefined) throw invalidField(field, 'this field is not supported by the gateway');
-    if (value !== null) throw invalidField(field, why);
-  }
-}
-
 export function parseOpenAIRequest(raw: unknown): SurfaceRequest {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new GatewayError(
-      'the request body must be a JSON object',
-      GatewayErrorKind.invalidRequest,
-      'invalid_request',
-    );
-  }
-  refuseFields(raw as Record<string, unknown>);
-  const known = Object.fromEntries(Object.entries(raw).filter(([field]) => HANDLED_FIELDS.has(field)));
-  const body = checkField(ChatRequestSchema, known, '');
+  const body = checkField(ChatRequestSchema, handledFields(raw, HANDLED_FIELDS, REFUSED_FIELDS), '');
   if (body.n !== undefined && body.n !== null && body.n !== 1)
     throw invalidField('n', 'only one choice (n: 1) is supported');
   const { system, messages } = convertMessages(body.messages);

@@ -40,3 +40,28 @@ export function checkField<Schema extends z.ZodType>(
 export function blockType(block: unknown, path: string): string {
   return checkField(z.looseObject({ type: z.string() }), block, path).type;
 }
+
+/**
+ * The body's fields the surface handles, once every other field is refused with a 400 naming it: an unknown one,
+ * or one in `refused` (fields the gateway knows but cannot honour) set to anything but null, with its reason.
+ */
+export function handledFields(
+  raw: unknown,
+  handled: ReadonlySet<string>,
+  refused: Readonly<Record<string, string>> = {},
+): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new GatewayError(
+      'the request body must be a JSON object',
+      GatewayErrorKind.invalidRequest,
+      'invalid_request',
+    );
+  }
+  for (const [field, value] of Object.entries(raw)) {
+    if (handled.has(field)) continue;
+    const why = Object.hasOwn(refused, field) ? refused[field] : undefined;
+    if (why === undefined) throw invalidField(field, 'this field is not supported by the gateway');
+    if (value !== null) throw invalidField(field, why);
+  }
+  return Object.fromEntries(Object.entries(raw).filter(([field]) => handled.has(field)));
+}

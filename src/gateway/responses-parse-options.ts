@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { GenerationRequestInput, Tool, ToolChoice } from '../config/request';
 import { checkField, fieldPath, invalidField } from './parse-body';
+import { checkedToolChoice, toolChoiceWord } from './tool-choice';
 
 /** Tool types OpenAI runs itself (or a client-side tool only OpenAI's models know): nothing to route them to. */
 const BUILT_IN_TOOL =
@@ -51,31 +52,19 @@ const NamedFunctionSchema = z.strictObject({ type: z.literal('function'), name: 
 
 export function convertToolChoice(choice: unknown, tools: readonly Tool[]): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
-  let converted: ToolChoice;
-  if (typeof choice === 'string') {
-    if (choice !== 'auto' && choice !== 'none' && choice !== 'required') {
-      throw invalidField('tool_choice', 'must be "auto", "none", "required" or a function');
-    }
-    converted = choice;
-  } else {
-    const type = checkField(z.looseObject({ type: z.string() }), choice, 'tool_choice').type;
-    if (type === 'allowed_tools') {
-      throw invalidField(
-        'tool_choice.type',
-        'an allowed-tools list cannot be routed; send only the tools allowed',
-      );
-    }
-    if (type !== 'function') {
-      throw invalidField('tool_choice.type', `only a function can be chosen, not "${type}"`);
-    }
-    converted = { type: 'tool', name: checkField(NamedFunctionSchema, choice, 'tool_choice').name };
+  if (typeof choice === 'string') return checkedToolChoice(toolChoiceWord(choice), tools, 'tool_choice.name');
+  const type = checkField(z.looseObject({ type: z.string() }), choice, 'tool_choice').type;
+  if (type === 'allowed_tools') {
+    throw invalidField(
+      'tool_choice.type',
+      'an allowed-tools list cannot be routed; send only the tools allowed',
+    );
   }
-  if (converted === 'auto' || converted === 'none') return converted;
-  if (tools.length === 0) throw invalidField('tool_choice', 'asks for a tool call but no tools are given');
-  if (typeof converted !== 'string' && !tools.some((tool) => tool.name === converted.name)) {
-    throw invalidField('tool_choice.name', `no tool is named "${converted.name}"`);
+  if (type !== 'function') {
+    throw invalidField('tool_choice.type', `only a function can be chosen, not "${type}"`);
   }
-  return converted;
+  const name = checkField(NamedFunctionSchema, choice, 'tool_choice').name;
+  return checkedToolChoice({ type: 'tool', name }, tools, 'tool_choice.name');
 }
 
 export const TextConfigSchema = z.strictObject({

@@ -1,8 +1,7 @@
 // An OpenAI Responses request → the neutral request of a routed call, refusing what it cannot honour. Node side.
 import { z } from 'zod';
 import type { GenerationRequestInput, TextPart } from '../config/request';
-import { GatewayError, GatewayErrorKind } from './gateway-error';
-import { checkField, invalidField } from './parse-body';
+import { checkField, handledFields, invalidField } from './parse-body';
 import { RESPONSES_LABELS } from './responses-echo';
 import { convertInput } from './responses-parse-input';
 import {
@@ -16,6 +15,7 @@ import {
   TextConfigSchema,
 } from './responses-parse-options';
 import type { SurfaceRequest } from './surface';
+import { OPENAI_SHARED_IGNORED_FIELDS, ServiceTierSchema } from './openai-common-fields';
 
 /**
  * Fields the gateway accepts and ignores, each with why ignoring it changes neither what the call means nor
@@ -23,10 +23,7 @@ import type { SurfaceRequest } from './surface';
  * other field the gateway does not handle is refused by name.
  */
 export const RESPONSES_IGNORED_FIELDS: Readonly<Record<string, string>> = {
-  user: 'an end-user id for abuse detection; the gateway key already names the caller',
-  safety_identifier: 'an end-user id for abuse detection; the gateway key already names the caller',
-  prompt_cache_key: "a hint for OpenAI's cache routing; it changes no answer",
-  service_tier: '"auto" and "default" both leave the tier to the provider account (other tiers are refused)',
+  ...OPENAI_SHARED_IGNORED_FIELDS,
   truncation:
     '"disabled" is what every call does: an input too long for the model is an error (auto is refused)',
   background: 'false is what every call is: answered in the request (true is refused)',
@@ -78,13 +75,7 @@ const ResponsesRequestSchema = z.strictObject({
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
-  service_tier: z
-    .string()
-    .refine(
-      (tier) => tier === 'auto' || tier === 'default',
-      'a service tier changes the price and cannot be routed; only "auto" and "default" are accepted',
-    )
-    .nullish(),
+  service_tier: ServiceTierSchema,
   truncation: z
     .string()
     .refine(
@@ -104,16 +95,6 @@ const ResponsesRequestSchema = z.strictObject({
 
 const HANDLED_FIELDS = new Set(Object.keys(ResponsesRequestSchema.shape));
 
-/** The unknown or refused top-level field, if any, as a 400 naming it. */
-function refuseFields(raw: Record<string, unknown>): void {
-  for (const [field, value] of Object.entries(raw)) {
-    if (HANDLED_FIELDS.has(field)) continue;
-    const why = REFUSED_FIELDS[field];
-    if (why === undefined) throw invalidField(field, 'this field is not supported by the gateway');
-    if (value !== null) throw invalidField(field, why);
-  }
-}
-
 /** `instructions` first, then the input's system and developer messages: one string stays a string. */
 function systemOf(instructions: string | null | undefined, fromInput: readonly TextPart[]) {
   const parts: TextPart[] = [
@@ -127,16 +108,7 @@ function systemOf(instructions: string | null | undefined, fromInput: readonly T
 }
 
 export function parseResponsesRequest(raw: unknown): SurfaceRequest {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new GatewayError(
-      'the request body must be a JSON object',
-      GatewayErrorKind.invalidRequest,
-      'invalid_request',
-    );
-  }
-  refuseFields(raw as Record<string, unknown>);
-  const known = Object.fromEntries(Object.entries(raw).filter(([field]) => HANDLED_FIELDS.has(field)));
-  const body = checkField(ResponsesRequestSchema, known, '');
+  const body = checkField(ResponsesRequestSchema, handledFields(raw, HANDLED_FIELDS, REFUSED_FIELDS), '');
   const previousResponseId = body.previous_response_id ?? undefined;
   const { system, messages } = convertInput(body.input ?? []);
   // With previous_response_id the conversation so far comes from that response: the input may only add to it.
