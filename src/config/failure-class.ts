@@ -35,7 +35,8 @@ export const FAILURE_CLASS_RULES: Readonly<Record<FailureClass, FailureClassRule
   authentication: { failsOver: true, countsOnBreaker: true },
   invalid_response: { failsOver: true, countsOnBreaker: true },
   invalid_request: { failsOver: false, countsOnBreaker: false },
-  // Failing over only helps when a later target has a larger window; routes opt in to that explicitly.
+  // A target whose configured window cannot hold the request is passed over before anything is sent
+  // (routing/context-window.ts); an overflow the provider reports anyway would repeat on the next target.
   context_overflow: { failsOver: false, countsOnBreaker: false },
   // A refusal is an answer about the content, not the provider: another model must not be asked.
   content_policy: { failsOver: false, countsOnBreaker: false },
