@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutedCallHandle, SwitchyardClient } from '../client/switchyard-client';
 import type { Config } from '../config/config';
-import type { RoutedCallResult } from '../routing/routing-record';
+import type { RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall, type PreparedCall } from './call-input';
 import type { StoredKey } from './gateway-key';
@@ -16,6 +16,7 @@ import type { RelayHub } from './relay-hub';
 import { responseIdOf } from './response-id';
 import { conversationBefore } from './responses-state';
 import { responsesSurface } from './responses-surface';
+import { responseTimesOf } from './responses-times';
 import { routingHeaders, summaryOf } from './routing-summary';
 import { StreamedResponse } from './streamed-response';
 import type { ResponseIdentity, Surface, SurfaceRequest } from './surface';
@@ -35,11 +36,16 @@ export interface CallRoutesOptions {
   readonly keyPolicy?: KeyPolicy;
 }
 
+/**
+ * `record` is the ended call's: its times (workflow time) then date the response, so a stored response read back
+ * later says what it said when answered. A stream starts before any record, on the gateway's clock.
+ */
 function identityOf(
   surface: Surface,
   parsed: SurfaceRequest,
   workflowId: string,
   model: string,
+  record?: RoutingRecord,
 ): ResponseIdentity {
   const digest = createHash('sha256').update(workflowId).digest('hex').slice(0, 24);
   const id =
@@ -48,7 +54,13 @@ function identityOf(
       : surface.name === 'openai'
         ? `chatcmpl-${digest}`
         : `msg_${digest}`;
-  return { id, model, created: Math.floor(Date.now() / 1000) };
+  const times = responseTimesOf(record);
+  return {
+    id,
+    model,
+    created: times.created ?? Math.floor(Date.now() / 1000),
+    ...(times.completed !== undefined ? { completed: times.completed } : {}),
+  };
 }
 
 function withWorkflow(error: unknown, workflowId: string): GatewayError {
@@ -162,7 +174,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       const result = await waitForResult(await startForCaller(presence, prepared));
       const routing = summaryOf(prepared.workflowId, prepared.route, result.record);
       const model = result.record.servedBy?.model ?? 'unknown';
-      const identity = identityOf(surface, parsed, prepared.workflowId, model);
+      const identity = identityOf(surface, parsed, prepared.workflowId, model, result.record);
       return reply
         .headers(routingHeaders(routing))
         .send(surface.answer(result.answer, identity, routing, parsed, prepared.input));

@@ -16,6 +16,7 @@ import type { KeyStore } from './key-store';
 import { registerModelsRoute } from './models-route';
 import { RelayHub } from './relay-hub';
 import { registerRelayRoute } from './relay-route';
+import { registerResponsesRoutes } from './responses-routes';
 
 export interface GatewayOptions {
   /** Starts and reads the routed calls; give it the config so unknown routes are refused before starting. */
@@ -165,6 +166,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });
     registerModelsRoute(scope, config);
+    registerResponsesRoutes(scope, switchyard);
   });
 
   // Liveness for load balancers: no key, no body. Each check adds its field and may turn `ok` false (a 503).

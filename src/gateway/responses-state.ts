@@ -11,11 +11,12 @@ import type { SwitchyardClient } from '../client/switchyard-client';
 import { assistantMessageOf } from '../config/conversation';
 import type { Message } from '../config/request';
 import type { RoutedCallInput } from '../config/routed-call-input';
-import type { RoutedCallResult } from '../routing/routing-record';
+import type { RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import { ROUTED_CALL_WORKFLOW_TYPES } from '../workflows/definitions';
 import type { StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { workflowIdOfResponse } from './response-id';
+import { responseTimesOf } from './responses-times';
 
 /** gRPC's NOT_FOUND and INVALID_ARGUMENT: a history that is gone, or a workflow id the server will not take. */
 const GRPC_NOT_FOUND = 5;
@@ -35,8 +36,12 @@ export interface StoredResponse {
   readonly result?: RoutedCallResult;
   /** Why the call ended without an answer (a routed call's failure type and message); only when it did. */
   readonly error?: { readonly type: string; readonly message: string };
-  /** Unix seconds the call started (its workflow's start time). */
+  /** What the call did, once it ended (absent after a terminate or a timeout). */
+  readonly record?: RoutingRecord;
+  /** Unix seconds the call started: its record's first attempt, else its workflow's start. */
   readonly created: number;
+  /** Unix seconds its last attempt ended, once it ended with a record. */
+  readonly completed?: number;
   readonly status: StoredResponseStatus;
 }
 
@@ -147,17 +152,76 @@ export async function readStoredResponse(
   }
   if (!storedFor(input, key)) throw notFound(responseId, field);
   const status = statusOf(description.status.name);
-  const created = Math.floor(description.startTime.getTime() / 1000);
-  const stored = { id: responseId, workflowId, input, created, status };
+  const stored = {
+    id: responseId,
+    workflowId,
+    input,
+    status,
+    created: Math.floor(description.startTime.getTime() / 1000),
+  };
   if (status === 'in_progress') return stored;
+  const ended = await outcomeOf(switchyard, workflowId).catch((error: unknown) => {
+    throw isGone(error) ? notFound(responseId, field) : error;
+  });
+  const times = responseTimesOf(ended.record);
+  return {
+    ...stored,
+    ...ended,
+    ...(times.created !== undefined ? { created: times.created } : {}),
+    ...(times.completed !== undefined ? { completed: times.completed } : {}),
+  };
+}
+
+/** An ended call's result, or why it has none, from its close event. */
+async function outcomeOf(
+  switchyard: SwitchyardClient,
+  workflowId: string,
+): Promise<Pick<StoredResponse, 'result' | 'error' | 'record'>> {
   try {
-    return { ...stored, result: await switchyard.handle(workflowId).result() };
+    const result = await switchyard.handle(workflowId).result();
+    return { result, record: result.record };
   } catch (error) {
-    if (error instanceof RoutedCallError)
-      return { ...stored, error: { type: error.type, message: error.message } };
-    if (isGone(error)) throw notFound(responseId, field);
+    if (error instanceof RoutedCallError) {
+      return {
+        error: { type: error.type, message: error.message },
+        ...(error.record ? { record: error.record } : {}),
+      };
+    }
+    if (isGone(error)) throw error;
     // A terminated or timed-out run carries no routed-call failure.
-    return { ...stored, error: { type: 'Failed', message: 'the call ended without an answer' } };
+    return { error: { type: 'Failed', message: 'the call ended without an answer' } };
+  }
+}
+
+/**
+ * Deletes a stored response: its routed call's workflow, history and all (Temporal's DeleteWorkflowExecution, which
+ * the server carries out moments later). Refuses as {@link readStoredResponse} does, and with a 409 while the call
+ * runs: deleting it then would stop it without settling its cost. Responses that continued it keep their own
+ * copy of the conversation, so they can still be read and continued.
+ */
+export async function deleteStoredResponse(
+  switchyard: SwitchyardClient,
+  responseId: string,
+  key: StoredKey,
+): Promise<void> {
+  const stored = await readStoredResponse(switchyard, responseId, key);
+  if (stored.status === 'in_progress') {
+    throw new GatewayError(
+      `response '${responseId}' is still in progress; delete it once it has ended`,
+      GatewayErrorKind.conflict,
+      'response_in_progress',
+      { param: 'response_id' },
+    );
+  }
+  const client = switchyard.temporal;
+  try {
+    await client.workflowService.deleteWorkflowExecution({
+      namespace: client.options.namespace,
+      workflowExecution: { workflowId: stored.workflowId },
+    });
+  } catch (error) {
+    if (isGone(error)) throw notFound(responseId, 'response_id');
+    throw error;
   }
 }
 

@@ -18,6 +18,7 @@ export const responsesSurface = {
       echo: responseEchoOf(input),
       encryptedReasoning: request.encryptedReasoning === true,
       routing,
+      ...(identity.completed !== undefined ? { completedAt: identity.completed } : {}),
     }),
   // Errors are shaped as on Chat Completions: the same body, the same type for each failure.
   errorBody: openAIErrorBody,

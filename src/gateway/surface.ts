@@ -44,6 +44,8 @@ export interface ResponseIdentity {
   readonly model: string;
   /** Unix seconds. */
   readonly created: number;
+  /** Unix seconds the call completed, when its record tells (a whole answer; not a stream). @default none */
+  readonly completed?: number;
 }
 
 /** Renders one streamed response as SSE text, piece by piece. */

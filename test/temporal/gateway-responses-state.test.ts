@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
+import OpenAI from 'openai';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { createCodecKeyring } from '../../src/codec/codec-key';
 import { switchyardDataConverter } from '../../src/codec/data-converter';
@@ -17,7 +18,13 @@ import { responseIdOf } from '../../src/gateway/response-id';
 import { conversationBefore, readStoredResponse } from '../../src/gateway/responses-state';
 import { routedCallWorkflowId } from '../../src/workflows/definitions';
 import { createSwitchyardWorker } from '../../src/worker';
-import { startGatewayHarness, terminateBreakers, type GatewayHarness } from '../support/gateway-harness';
+import { eventually } from '../support/eventually';
+import {
+  sdkClients,
+  startGatewayHarness,
+  terminateBreakers,
+  type GatewayHarness,
+} from '../support/gateway-harness';
 import { readableText } from '../support/secrets-scan';
 import { sharedWorkflowBundle } from '../support/shared-bundles';
 import { uniqueName } from '../support/temporal';
@@ -324,4 +331,164 @@ test('with encryption and the payload store, the conversation reads back whole a
   } finally {
     rmSync(storeDirectory, { recursive: true, force: true });
   }
+});
+
+describe('through the Responses surface, with the openai client', () => {
+  const tools: OpenAI.Responses.Tool[] = [
+    {
+      type: 'function',
+      name: 'get_weather',
+      description: weatherTool.description,
+      parameters: weatherTool.parameters,
+      strict: false,
+    },
+  ];
+
+  test('a previous_response_id chain of three turns with a function tool; each response reads back as it was answered', async () => {
+    harness.fake.script('gpt-primary', [
+      { kind: 'answer', toolCalls: [{ name: 'get_weather', arguments: { city: 'Lyon' } }] },
+      { kind: 'answer', text: 'It is sunny in Lyon.' },
+      { kind: 'answer', text: 'Take sunglasses.' },
+    ]);
+    await harness.withGateway(async ({ openai }) => {
+      const first = await openai.responses.create({
+        model: 'support',
+        instructions: 'You are a weather bot.',
+        input: 'Weather in Lyon?',
+        tools,
+      });
+      const call = first.output.find((item) => item.type === 'function_call')!;
+      expect(call).toMatchObject({ name: 'get_weather', arguments: '{"city":"Lyon"}' });
+      const second = await openai.responses.create({
+        model: 'support',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 24 C' }],
+        tools,
+      });
+      expect(second.output_text).toBe('It is sunny in Lyon.');
+      expect(second.previous_response_id).toBe(first.id);
+      const third = await openai.responses.create({
+        model: 'support',
+        previous_response_id: second.id,
+        input: 'What should I take?',
+      });
+      expect(third.output_text).toBe('Take sunglasses.');
+
+      // The provider saw the whole conversation on the third turn, and the first turn's instructions only then.
+      const bodies = harness.fake
+        .requestsFor('gpt-primary')
+        .map((request) => request.body as { messages: Record<string, unknown>[] });
+      expect(bodies[0]!.messages[0]).toEqual({ role: 'system', content: 'You are a weather bot.' });
+      expect(bodies[2]!.messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'user',
+      ]);
+      expect(bodies[2]!.messages[2]).toMatchObject({ tool_call_id: call.call_id, content: 'sunny, 24 C' });
+
+      // Each reads back exactly as its POST answered it (the SDK adds output_text to both alike).
+      for (const answered of [first, second, third]) {
+        const read = await openai.responses.retrieve(answered.id);
+        expect(read).toEqual(answered);
+      }
+    });
+  });
+
+  test("another key's response, an unstored one and an id forged from an unstored call are 404 on GET and as previous_response_id", async () => {
+    await harness.withGateway(async ({ openai, gateway, makeKey }) => {
+      const stored = await openai.responses.create({ model: 'support', input: 'hello' });
+      const { data: unstored, response } = await openai.responses
+        .create({ model: 'support', input: 'hello', store: false })
+        .withResponse();
+      expect(unstored.id).toMatch(/^resp_x/);
+      // The routing header names the unstored call's workflow: an id built from it still reads nothing.
+      const forged = responseIdOf(response.headers.get('x-switchyard-workflow-id')!, true);
+      const other = sdkClients(gateway.url, makeKey({ routes: ['*'] })).openai;
+
+      const refusals = [
+        ...[stored.id].map((id) => other.responses.retrieve(id)),
+        ...[unstored.id, forged].map((id) => openai.responses.retrieve(id)),
+        other.responses.create({ model: 'support', input: 'and now?', previous_response_id: stored.id }),
+        ...[unstored.id, forged].map((id) =>
+          openai.responses.create({ model: 'support', input: 'and now?', previous_response_id: id }),
+        ),
+      ];
+      const errors = await Promise.all(
+        refusals.map((refused) => (refused as Promise<unknown>).catch((error: unknown) => error)),
+      );
+      for (const [index, error] of errors.entries()) {
+        expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+        const { param } = (error as InstanceType<typeof OpenAI.NotFoundError>).error as { param?: string };
+        expect(param).toBe(index < 3 ? 'response_id' : 'previous_response_id');
+      }
+      // Its owner reads it.
+      expect((await openai.responses.retrieve(stored.id)).id).toBe(stored.id);
+    });
+  });
+
+  test('DELETE removes a response (GET is then a 404); the response that continued it still reads and continues', async () => {
+    harness.fake.script('gpt-primary', [
+      { kind: 'answer', text: 'One.' },
+      { kind: 'answer', text: 'Two.' },
+      { kind: 'answer', text: 'Three.' },
+    ]);
+    await harness.withGateway(async ({ openai }) => {
+      const first = await openai.responses.create({ model: 'support', input: 'Count.' });
+      const second = await openai.responses.create({
+        model: 'support',
+        input: 'Go on.',
+        previous_response_id: first.id,
+      });
+      // The SDK types it void; the body is OpenAI's deletion object.
+      expect(await openai.responses.delete(first.id)).toEqual({
+        id: first.id,
+        object: 'response',
+        deleted: true,
+      });
+      await eventually(
+        'the deleted response reads as not found',
+        () =>
+          openai.responses.retrieve(first.id).then(
+            () => 'found',
+            (error: unknown) => error,
+          ),
+        (error) => error instanceof OpenAI.NotFoundError,
+      );
+      expect((await openai.responses.retrieve(second.id)).output_text).toBe('Two.');
+      const third = await openai.responses.create({
+        model: 'support',
+        input: 'Again.',
+        previous_response_id: second.id,
+      });
+      expect(third.output_text).toBe('Three.');
+      const messages = (harness.fake.requestsFor('gpt-primary')[2]!.body as { messages: unknown[] }).messages;
+      expect(messages).toHaveLength(5);
+      // Deleting again, or another's: the same 404.
+      expect(await openai.responses.delete(first.id).catch((error: unknown) => error)).toBeInstanceOf(
+        OpenAI.NotFoundError,
+      );
+    });
+  });
+
+  test('a response that failed reads back as failed, with the failure and no output', async () => {
+    harness.fake.script('gpt-fragile', { kind: 'error', error: 'bad_request' });
+    await harness.withGateway(async ({ openai, switchyard }) => {
+      const refused = await openai.responses
+        .create({ model: 'fragile', input: 'hello' })
+        .withResponse()
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      const workflowId = (refused as InstanceType<typeof OpenAI.BadRequestError>).headers?.get(
+        'x-switchyard-workflow-id',
+      );
+      expect(workflowId).toBeTruthy();
+      const read = await openai.responses.retrieve(responseIdOf(workflowId!, true));
+      expect(read.status).toBe('failed');
+      expect(read.error).toMatchObject({ code: 'InvalidRequest' });
+      expect(read.output).toEqual([]);
+      expect((await switchyard.inspect(workflowId!)).status).toBe('FAILED');
+    });
+  });
 });
