@@ -1,9 +1,10 @@
-// `GET` and `DELETE /v1/responses/{id}`: a stored response read back from its routed call, or deleted with it. Node side.
+// `GET` and `DELETE /v1/responses/{id}` and its input items: a stored response read back from its routed call. Node side.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SwitchyardClient } from '../client/switchyard-client';
 import { gatewayKeyOf } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { responseEchoOf } from './responses-echo';
+import { inputItemsList, inputItemsOf, inputItemsPageOf } from './responses-input-items';
 import { convertInclude } from './responses-parse-options';
 import { answeredResponseBody, responseBody } from './responses-render';
 import { deleteStoredResponse, readStoredResponse, type StoredResponse } from './responses-state';
@@ -89,6 +90,19 @@ export function registerResponsesRoutes(scope: FastifyInstance, switchyard: Swit
     const body = storedResponseBody(stored, encryptedReasoning);
     const route = typeof stored.input.route === 'string' ? stored.input.route : undefined;
     return reply.headers(routingHeaders(summaryOf(stored.workflowId, route, stored.record))).send(body);
+  });
+
+  // The whole conversation the call was given, earlier turns included: that is what its workflow holds.
+  scope.get<{ Params: { id: string } }>('/v1/responses/:id/input_items', async (request) => {
+    const page = inputItemsPageOf({
+      after: queryValues(request, 'after')[0],
+      limit: queryValues(request, 'limit')[0],
+      order: queryValues(request, 'order')[0],
+    });
+    // Accepted as on OpenAI; it changes nothing here, as no listed item carries reasoning.
+    convertInclude(queryValues(request, 'include'));
+    const stored = await readStoredResponse(switchyard, request.params.id, gatewayKeyOf(request));
+    return inputItemsList(inputItemsOf(stored.id, stored.input.request.messages), page);
   });
 
   scope.delete<{ Params: { id: string } }>('/v1/responses/:id', async (request) => {

@@ -393,6 +393,24 @@ describe('through the Responses surface, with the openai client', () => {
         const read = await openai.responses.retrieve(answered.id);
         expect(read).toEqual(answered);
       }
+
+      // The third's input items: the whole conversation it was given, oldest first, two to a page.
+      const items: OpenAI.Responses.ResponseItem[] = [];
+      for await (const item of openai.responses.inputItems.list(third.id, { order: 'asc', limit: 2 }))
+        items.push(item);
+      expect(items.map((item) => [item.type, 'role' in item ? item.role : null])).toEqual([
+        ['message', 'user'],
+        ['function_call', null],
+        ['function_call_output', null],
+        ['message', 'assistant'],
+        ['message', 'user'],
+      ]);
+      expect(items[2]).toMatchObject({ call_id: call.call_id, output: 'sunny, 24 C' });
+      expect(items[4]).toMatchObject({ content: [{ type: 'input_text', text: 'What should I take?' }] });
+      expect(new Set(items.map((item) => item.id)).size).toBe(5);
+      // Newest first by default, as on OpenAI.
+      const newest = await openai.responses.inputItems.list(third.id);
+      expect(newest.data.map((item) => item.id)).toEqual(items.map((item) => item.id).reverse());
     });
   });
 
@@ -407,21 +425,30 @@ describe('through the Responses surface, with the openai client', () => {
       const forged = responseIdOf(response.headers.get('x-switchyard-workflow-id')!, true);
       const other = sdkClients(gateway.url, makeKey({ routes: ['*'] })).openai;
 
-      const refusals = [
-        ...[stored.id].map((id) => other.responses.retrieve(id)),
-        ...[unstored.id, forged].map((id) => openai.responses.retrieve(id)),
-        other.responses.create({ model: 'support', input: 'and now?', previous_response_id: stored.id }),
-        ...[unstored.id, forged].map((id) =>
-          openai.responses.create({ model: 'support', input: 'and now?', previous_response_id: id }),
-        ),
+      const refusals: [() => Promise<unknown>, string][] = [
+        [() => other.responses.retrieve(stored.id), 'response_id'],
+        [() => other.responses.inputItems.list(stored.id), 'response_id'],
+        [() => other.responses.delete(stored.id), 'response_id'],
+        ...[unstored.id, forged].map((id): [() => Promise<unknown>, string] => [
+          () => openai.responses.retrieve(id),
+          'response_id',
+        ]),
+        [
+          () =>
+            other.responses.create({ model: 'support', input: 'and now?', previous_response_id: stored.id }),
+          'previous_response_id',
+        ],
+        ...[unstored.id, forged].map((id): [() => Promise<unknown>, string] => [
+          () => openai.responses.create({ model: 'support', input: 'and now?', previous_response_id: id }),
+          'previous_response_id',
+        ]),
       ];
-      const errors = await Promise.all(
-        refusals.map((refused) => (refused as Promise<unknown>).catch((error: unknown) => error)),
-      );
-      for (const [index, error] of errors.entries()) {
+      for (const [refused, field] of refusals) {
+        const error = await refused().catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-        const { param } = (error as InstanceType<typeof OpenAI.NotFoundError>).error as { param?: string };
-        expect(param).toBe(index < 3 ? 'response_id' : 'previous_response_id');
+        expect(((error as InstanceType<typeof OpenAI.NotFoundError>).error as { param?: string }).param).toBe(
+          field,
+        );
       }
       // Its owner reads it.
       expect((await openai.responses.retrieve(stored.id)).id).toBe(stored.id);
