@@ -195,7 +195,7 @@ async function outcomeOf(
 
 /**
  * Deletes a stored response: its routed call's workflow, history and all (Temporal's DeleteWorkflowExecution, which
- * the server carries out moments later). Refuses as {@link readStoredResponse} does, and with a 409 while the call
+ * the server carries out asynchronously: on the dev server, reads still find it for up to about half a minute). Refuses as {@link readStoredResponse} does, and with a 409 while the call
  * runs: deleting it then would stop it without settling its cost. Responses that continued it keep their own
  * copy of the conversation, so they can still be read and continued.
  */
