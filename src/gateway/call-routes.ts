@@ -14,6 +14,7 @@ import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error'
 import { openAISurface } from './openai-surface';
 import type { RelayHub } from './relay-hub';
 import { responseIdOf } from './response-id';
+import { withItemReferences } from './responses-item-references';
 import { conversationBefore } from './responses-state';
 import { responsesSurface } from './responses-surface';
 import { responseTimesOf } from './responses-times';
@@ -157,7 +158,10 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
 
   const answerCall = async (surface: Surface, request: FastifyRequest, reply: FastifyReply) => {
     const key = gatewayKeyOf(request);
-    const parsed = await withConversationBefore(surface.parse(request.body), key);
+    // Item references name items of stored responses: read back before the body is parsed as a whole.
+    const body =
+      surface.name === 'responses' ? await withItemReferences(switchyard, request.body, key) : request.body;
+    const parsed = await withConversationBefore(surface.parse(body), key);
     const prepared = prepareCall({
       surface,
       parsed,

@@ -71,7 +71,7 @@ const ReasoningItemSchema = z.strictObject({
 /** Why an item type OpenAI defines cannot be routed. */
 const REFUSED_ITEMS: Readonly<Record<string, string>> = {
   item_reference:
-    'an item reference needs the item stored at one provider; send the item itself, or previous_response_id',
+    'names no output item of a stored response of this key; send the item itself, or previous_response_id',
   custom_tool_call: 'custom (free-form) tool calls cannot be routed; define function tools',
   custom_tool_call_output: 'custom (free-form) tool calls cannot be routed; define function tools',
   compaction: 'a compaction item is encrypted by one provider and cannot be routed',

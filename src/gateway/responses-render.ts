@@ -1,7 +1,7 @@
 // A routed call's answer as an OpenAI Responses `response` object: output items, status, usage, the echo. Node side.
-import { createHash } from 'node:crypto';
 import type { ProviderKind, ReasoningPart } from '../config/request';
 import type { ToolCall, UnifiedFinishReason } from '../providers/types';
+import { outputItemId } from './response-id';
 import type { ResponseEcho } from './responses-echo';
 import { reasoningOrigin } from './responses-reasoning-origin';
 import type { RoutingSummary } from './routing-summary';
@@ -9,15 +9,6 @@ import { routingBody, type Answer, type ResponseIdentity } from './surface';
 
 /** A response's lifecycle status, as OpenAI names it. */
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
-
-/**
- * An output item's id: its kind's prefix and a digest of the response id, the kind and the item's ordinal, so the
- * same answer always has the same ids (a stream and the response it completes, a stored response read back).
- */
-export function outputItemId(responseId: string, prefix: 'msg' | 'fc' | 'rs', ordinal: number): string {
-  const digest = createHash('sha256').update(`${responseId}\u0000${prefix}\u0000${ordinal}`).digest('hex');
-  return `${prefix}_${digest.slice(0, 48)}`;
-}
 
 /** OpenAI's own reasoning keeps its item id (OpenAI wants it back beside the encrypted content); others get ours. */
 export function reasoningItemId(

@@ -45,8 +45,11 @@ export interface StoredResponse {
   readonly status: StoredResponseStatus;
 }
 
-/** Which request field named the id: the path of `GET /v1/responses/{id}` or a `previous_response_id`. */
-export type ResponseIdField = 'response_id' | 'previous_response_id';
+/**
+ * Which request field named the id: the path of `GET /v1/responses/{id}`, a `previous_response_id`, or the id of an
+ * input item that refers to an output item of the response.
+ */
+export type ResponseIdField = 'response_id' | 'previous_response_id' | `input.${number}.id`;
 
 /** The one refusal for every id a key cannot read, so that no key learns whether another key's ids exist. */
 function notFound(responseId: string, field: ResponseIdField): GatewayError {
@@ -60,10 +63,10 @@ function notFound(responseId: string, field: ResponseIdField): GatewayError {
         { param: 'previous_response_id' },
       )
     : new GatewayError(
-        `no stored response${shown} for this key (unknown, expired, not stored, or another key's)`,
+        `${field === 'response_id' ? '' : `${field}: `}no stored response${shown} for this key (unknown, expired, not stored, or another key's)`,
         GatewayErrorKind.notFound,
         'response_not_found',
-        { param: 'response_id' },
+        { param: field },
       );
 }
 

@@ -2,11 +2,11 @@
 import type { ProviderKind } from '../config/request';
 import type { OutputDelta } from '../providers/types';
 import type { GatewayError } from './gateway-error';
+import { outputItemId } from './response-id';
 import type { ResponseEcho } from './responses-echo';
 import {
   functionCallItem,
   messageItem,
-  outputItemId,
   outputTextPart,
   reasoningItem,
   reasoningItemId,

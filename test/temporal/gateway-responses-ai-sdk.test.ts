@@ -206,25 +206,31 @@ test('reasoning with store off on an openai-responses target: its encrypted cont
   expect(toChat).toContain('"role":"tool"');
 });
 
-test('a step that said something before its call: store on sends it as an item reference, refused by name; store off sends it whole', async () => {
+test('a step that said something before its call: store on sends it as an item reference, read back from the stored response; store off sends it whole', async () => {
   const narrates: FakeScenario = {
     kind: 'answer',
     text: 'Let me look that up.',
     toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
   };
-  harness.fake.script('claude-secondary', [narrates]);
-  // With store on, the SDK refers to the step's text by its item id instead of sending it: a stateless target
-  // has no stored item to look up, so the second step is refused, naming the item, before anything is sent.
-  const refused = await harness.withGateway(({ gateway, key }) =>
-    runClient('plain', 'reverse', gateway.url, key).then(
-      () => 'served',
-      (error: Error) => error.message,
-    ),
+  harness.fake.script('claude-secondary', [narrates, echoes, { ...narrates, chunkDelayMs: 5 }, echoes]);
+  // With store on, the SDK refers to the step's text by its item id instead of sending it: the gateway reads it
+  // back from the response that answered the step (the id names its workflow).
+  const referred = await harness.withGateway(({ gateway, key }) =>
+    runClient('plain', 'reverse', gateway.url, key),
   );
-  expect(refused.match(/input\.\d+\.type: [^\n]*/)?.[0]).toBe(
-    'input.1.type: an item reference needs the item stored at one provider; send the item itself, or previous_response_id',
-  );
-  expect(harness.fake.requestsFor('claude-secondary')).toHaveLength(1);
+  expect(referred.generate.text).toBe(answerFrom(referred.calls[0]!));
+  expect(referred.stream.text).toBe(answerFrom(referred.calls[1]!));
+  expect(referred.sent[1]!.input).toEqual([
+    'message:user',
+    'item_reference',
+    'function_call',
+    'function_call_output',
+  ]);
+  const readBack = (
+    harness.fake.requestsFor('claude-secondary')[1]!.body as { messages: { content: unknown }[] }
+  ).messages[1]!;
+  expect(JSON.stringify(readBack.content)).toContain('Let me look that up.');
+  expect(JSON.stringify(readBack.content)).toContain('get_weather');
 
   harness.fake.reset();
   harness.fake.script('claude-secondary', [narrates, echoes, { ...narrates, chunkDelayMs: 5 }, echoes]);

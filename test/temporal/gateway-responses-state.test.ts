@@ -455,6 +455,40 @@ describe('through the Responses surface, with the openai client', () => {
     });
   });
 
+  test("an item reference is read back from its key's stored response; another key's is a 404, an unstored one's a 400, both naming the item", async () => {
+    await harness.withGateway(async ({ openai, gateway, makeKey }) => {
+      const stored = await openai.responses.create({ model: 'support', input: 'hello' });
+      const unstored = await openai.responses.create({ model: 'support', input: 'hello', store: false });
+      const itemOf = (response: OpenAI.Responses.Response) => response.output[0]!.id!;
+      const referring = (id: string): OpenAI.Responses.ResponseInput => [
+        { role: 'user', content: 'hello' },
+        { type: 'item_reference', id },
+        { role: 'user', content: 'and now?' },
+      ];
+      // Its owner's reference stands for the item: the provider is sent the answer it names.
+      const continued = await openai.responses.create({ model: 'support', input: referring(itemOf(stored)) });
+      expect(continued.status).toBe('completed');
+      const sent = JSON.stringify(harness.fake.requests.at(-1)!.body);
+      expect(sent).toContain(JSON.stringify(stored.output_text));
+
+      const other = sdkClients(gateway.url, makeKey({ routes: ['*'] })).openai;
+      const notFound = await other.responses
+        .create({ model: 'support', input: referring(itemOf(stored)) })
+        .catch((caught: unknown) => caught);
+      expect(notFound).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((notFound as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({
+        param: 'input.1.id',
+      });
+      const refused = await openai.responses
+        .create({ model: 'support', input: referring(itemOf(unstored)) })
+        .catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+        param: 'input.1.type',
+      });
+    });
+  });
+
   test('DELETE removes a response (GET is then a 404); the response that continued it still reads and continues', async () => {
     harness.fake.script('gpt-primary', [
       { kind: 'answer', text: 'One.' },

@@ -4,13 +4,17 @@ import { prepareCall } from '../../../src/gateway/call-input';
 import type { StoredKey } from '../../../src/gateway/gateway-key';
 import { GatewayError } from '../../../src/gateway/gateway-error';
 import { responseEchoOf } from '../../../src/gateway/responses-echo';
-import { outputItemId } from '../../../src/gateway/responses-render';
+import { outputItemId, responseIdOf, responseOfItem } from '../../../src/gateway/response-id';
 import { parseResponsesRequest, responsesSurface } from '../../../src/gateway/responses-surface';
 import type { Answer, SurfaceRequest } from '../../../src/gateway/surface';
 import type { RoutedCallInput } from '../../../src/config/routed-call-input';
 import { TEST_CONFIG } from '../cli/cli-test-io';
 
-const identity = { id: 'resp_stest', model: 'gpt-primary', created: 1_700_000_000 };
+const identity = {
+  id: responseIdOf('switchyard-call-gw-1', true),
+  model: 'gpt-primary',
+  created: 1_700_000_000,
+};
 const routing = {
   workflowId: 'switchyard-call-gw-1',
   route: 'support',
@@ -87,7 +91,7 @@ test('an answer is a response: reasoning, message and function calls as items, u
     temperature: 0.2,
   });
   expect(body).toMatchObject({
-    id: 'resp_stest',
+    id: identity.id,
     object: 'response',
     created_at: identity.created,
     status: 'completed',
@@ -136,26 +140,26 @@ test('an answer is a response: reasoning, message and function calls as items, u
   // Without include, no encrypted content: as OpenAI answers.
   expect(body.output).toEqual([
     {
-      id: outputItemId('resp_stest', 'rs', 0),
+      id: outputItemId(identity.id, 'rs', 0),
       type: 'reasoning',
       summary: [{ type: 'summary_text', text: 'Two cities.' }],
     },
-    { id: outputItemId('resp_stest', 'rs', 1), type: 'reasoning', summary: [] },
+    { id: outputItemId(identity.id, 'rs', 1), type: 'reasoning', summary: [] },
     { id: 'rs_upstream', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Plan.' }] },
     {
-      id: outputItemId('resp_stest', 'rs', 3),
+      id: outputItemId(identity.id, 'rs', 3),
       type: 'reasoning',
       summary: [{ type: 'summary_text', text: 'Deep thought.' }],
     },
     {
-      id: outputItemId('resp_stest', 'msg', 0),
+      id: outputItemId(identity.id, 'msg', 0),
       type: 'message',
       status: 'completed',
       role: 'assistant',
       content: [{ type: 'output_text', text: 'Looking both up.', annotations: [], logprobs: [] }],
     },
     {
-      id: outputItemId('resp_stest', 'fc', 0),
+      id: outputItemId(identity.id, 'fc', 0),
       type: 'function_call',
       status: 'completed',
       call_id: 'toolu_1',
@@ -163,7 +167,7 @@ test('an answer is a response: reasoning, message and function calls as items, u
       arguments: '{"city":"Paris"}',
     },
     {
-      id: outputItemId('resp_stest', 'fc', 1),
+      id: outputItemId(identity.id, 'fc', 1),
       type: 'function_call',
       status: 'completed',
       call_id: 'toolu_2',
@@ -173,9 +177,12 @@ test('an answer is a response: reasoning, message and function calls as items, u
   ]);
   const ids = body.output.map((item) => item.id as string);
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids.filter((id) => id !== 'rs_upstream').every((id) => /^(rs|msg|fc)_[0-9a-f]{48}$/.test(id))).toBe(
-    true,
-  );
+  // A stored response's item ids name it (so a client may send an item back by reference).
+  expect(
+    ids
+      .filter((id) => id !== 'rs_upstream')
+      .every((id) => responseOfItem(id) === body.id && /^(rs|msg|fc)_s\d+_/.test(id)),
+  ).toBe(true);
 });
 
 test('with encrypted reasoning included, each item sent back is the same reasoning of the same origin', () => {

@@ -4,7 +4,7 @@ import type { RoutedCallInput } from '../../../src/config/routed-call-input';
 import { prepareCall } from '../../../src/gateway/call-input';
 import { GatewayError } from '../../../src/gateway/gateway-error';
 import type { StoredKey } from '../../../src/gateway/gateway-key';
-import { outputItemId } from '../../../src/gateway/responses-render';
+import { outputItemId } from '../../../src/gateway/response-id';
 import { parseResponsesRequest, responsesSurface } from '../../../src/gateway/responses-surface';
 import type { Answer, SurfaceRequest } from '../../../src/gateway/surface';
 import type { OutputDelta } from '../../../src/providers/types';
