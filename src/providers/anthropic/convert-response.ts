@@ -18,15 +18,18 @@ export interface ResponseContext {
 /**
  * Anthropic's `input_tokens` already excludes cache reads (`cache_read_input_tokens`) and cache writes
  * (`cache_creation_input_tokens`), each priced apart. Writes are split by lifetime in `cache_creation`; a
- * response without that breakdown (older API versions, compatible servers) wrote only 5-minute entries.
+ * response without that breakdown (older API versions, compatible servers) wrote only 5-minute entries. The total
+ * is what was billed: what a breakdown leaves unplaced (the API reference's own example has a total of 2051 beside
+ * a breakdown of zeros) counts as 5-minute writes rather than vanishing from the cost.
  */
 export function convertAnthropicUsage(raw: unknown): Usage {
   if (!isRecord(raw)) return { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, raw: {} };
   const breakdown = isRecord(raw.cache_creation) ? raw.cache_creation : undefined;
-  const cacheWrite5m = breakdown
-    ? tokenCount(breakdown.ephemeral_5m_input_tokens)
-    : tokenCount(raw.cache_creation_input_tokens);
+  const cacheWriteTotal = tokenCount(raw.cache_creation_input_tokens);
   const cacheWrite1h = breakdown ? tokenCount(breakdown.ephemeral_1h_input_tokens) : 0;
+  const cacheWrite5m = breakdown
+    ? Math.max(tokenCount(breakdown.ephemeral_5m_input_tokens), cacheWriteTotal - cacheWrite1h)
+    : cacheWriteTotal;
   return {
     inputTokens: tokenCount(raw.input_tokens),
     cachedInputTokens: tokenCount(raw.cache_read_input_tokens),
