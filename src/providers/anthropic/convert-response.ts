@@ -30,13 +30,19 @@ export function convertAnthropicUsage(raw: unknown): Usage {
   const cacheWrite5m = breakdown
     ? Math.max(tokenCount(breakdown.ephemeral_5m_input_tokens), cacheWriteTotal - cacheWrite1h)
     : cacheWriteTotal;
+  const outputTokens = tokenCount(raw.output_tokens);
+  const outputDetails = isRecord(raw.output_tokens_details) ? raw.output_tokens_details : {};
   return {
     inputTokens: tokenCount(raw.input_tokens),
     cachedInputTokens: tokenCount(raw.cache_read_input_tokens),
     // Present only when written, so answers without caching read exactly as before.
     ...(cacheWrite5m > 0 ? { cacheWriteInputTokens: cacheWrite5m } : {}),
     ...(cacheWrite1h > 0 ? { cacheWrite1hInputTokens: cacheWrite1h } : {}),
-    outputTokens: tokenCount(raw.output_tokens),
+    outputTokens,
+    // `output_tokens` includes the thinking; newer API versions say how much of it was thinking.
+    ...(typeof outputDetails.thinking_tokens === 'number'
+      ? { reasoningTokens: Math.min(tokenCount(outputDetails.thinking_tokens), outputTokens) }
+      : {}),
     raw,
   };
 }
