@@ -1,9 +1,6 @@
 // The Anthropic Messages adapter, on `@anthropic-ai/sdk`. Worker side.
 import Anthropic from '@anthropic-ai/sdk';
 import type { GenerationRequest } from '../../config/request';
-import { FailureClass } from '../../config/failure-class';
-import { AttemptAbort } from '../attempt-abort';
-import { providerFailure, safeIdentifier } from '../provider-failure';
 import type { SecretScrubber } from '../secret-scrubber';
 import { messageOnlyLogger } from '../sdk-logger';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
@@ -11,6 +8,7 @@ import { AnthropicStreamAccumulator } from './accumulate-stream';
 import { classifyAnthropicError } from './classify-error';
 import { convertRequest } from './convert-request';
 import { convertAnthropicResponse, type ResponseContext } from './convert-response';
+import { runAttempt } from '../run-attempt';
 
 export interface AnthropicMessagesProviderConfig {
   /** The provider's name in the config (e.g. `anthropic`); prefixes error messages. */
@@ -20,13 +18,6 @@ export interface AnthropicMessagesProviderConfig {
   readonly baseURL?: string;
   /** Scrubs the configured keys from the SDK's log lines (its debug line names the request id). @default none */
   readonly scrubber?: SecretScrubber;
-}
-
-const REQUEST_ID_HEADER = 'request-id';
-
-/** The provider's request id header, kept only when it is identifier-shaped (it is recorded in history). */
-function readRequestId(response: Response): string | null {
-  return safeIdentifier(response.headers.get(REQUEST_ID_HEADER)) ?? null;
 }
 
 export class AnthropicMessagesProvider implements LanguageModelProvider {
@@ -52,40 +43,17 @@ export class AnthropicMessagesProvider implements LanguageModelProvider {
     const label = `${this.name} ${model}`;
     // A request Anthropic cannot take as asked is refused here, before anything is sent.
     const body = convertRequest(model, request, label);
-    if (options.signal?.aborted) {
-      throw providerFailure(label, FailureClass.cancelled, { requestSent: false }, 'aborted before sending');
-    }
-    const attempt = new AttemptAbort(options.signal, options.timeoutMs);
-    // Passing `timeout` also stops the SDK refusing large non-streaming max_tokens ("streaming required").
-    const requestOptions = { timeout: options.timeoutMs, signal: attempt.signal };
-    let requestId: string | null = null;
-    const context = (): ResponseContext => ({ label, provider: this.name, model, requestId });
-    try {
-      if (!options.stream) {
-        const call = this.client.messages.create(body, requestOptions);
-        // Read the headers first so an unparsable body still reports its request id.
-        requestId = readRequestId(await call.asResponse());
-        return convertAnthropicResponse(await call, context());
-      }
-      const call = this.client.messages.create({ ...body, stream: true }, requestOptions);
-      requestId = readRequestId(await call.asResponse());
-      const accumulator = new AnthropicStreamAccumulator(options.onDelta);
-      for await (const event of await call) {
-        accumulator.add(event);
-        options.onProgress?.();
-      }
-      // The SDK ends a stream quietly when its signal aborts; an abort is not an incomplete answer.
-      const abort = attempt.state();
-      if (abort.callerAborted || abort.deadlineExceeded) throw new Anthropic.APIUserAbortError();
-      return accumulator.finish(context());
-    } catch (error) {
-      throw classifyAnthropicError(error, {
-        abort: attempt.state(),
-        label,
-        ...(requestId !== null ? { requestId } : {}),
-      });
-    } finally {
-      attempt.dispose();
-    }
+    // Passing `timeout` (runAttempt does) also stops the SDK refusing large non-streaming max_tokens.
+    return runAttempt(options, {
+      label,
+      requestIdHeader: 'request-id',
+      context: (requestId): ResponseContext => ({ label, provider: this.name, model, requestId }),
+      whole: (requestOptions) => this.client.messages.create(body, requestOptions),
+      convert: convertAnthropicResponse,
+      streamed: (requestOptions) => this.client.messages.create({ ...body, stream: true }, requestOptions),
+      accumulator: () => new AnthropicStreamAccumulator(options.onDelta),
+      userAbort: () => new Anthropic.APIUserAbortError(),
+      classify: classifyAnthropicError,
+    });
   }
 }

@@ -1,12 +1,10 @@
 // The OpenAI Responses API adapter (kind `openai-responses`), on the `openai` SDK, called statelessly. Worker side.
 import OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
-import { FailureClass } from '../../config/failure-class';
 import type { GenerationRequest } from '../../config/request';
-import { AttemptAbort } from '../attempt-abort';
 import { classifyOpenAIError } from '../openai/classify-error';
-import { providerFailure, safeIdentifier } from '../provider-failure';
 import { requestRefusal } from '../refuse-request';
+import { runAttempt } from '../run-attempt';
 import type { SecretScrubber } from '../secret-scrubber';
 import { messageOnlyLogger } from '../sdk-logger';
 import type { CallOptions, GenerationResult, LanguageModelProvider } from '../types';
@@ -27,13 +25,6 @@ export interface OpenAIResponsesProviderConfig {
    * the encrypted reasoning, which OpenAI refuses for them, and sent no reasoning items. @default none
    */
   readonly modelsWithoutReasoning?: readonly string[];
-}
-
-const REQUEST_ID_HEADER = 'x-request-id';
-
-/** The provider's request id header, kept only when it is identifier-shaped (it is recorded in history). */
-function readRequestId(response: Response): string | null {
-  return safeIdentifier(response.headers.get(REQUEST_ID_HEADER)) ?? null;
 }
 
 export class OpenAIResponsesProvider implements LanguageModelProvider {
@@ -64,39 +55,16 @@ export class OpenAIResponsesProvider implements LanguageModelProvider {
     });
     // The SDK's input type lists the items as stored ones; the API takes them without their stored ids.
     const body = converted as unknown as ResponseCreateParamsNonStreaming;
-    if (options.signal?.aborted) {
-      throw providerFailure(label, FailureClass.cancelled, { requestSent: false }, 'aborted before sending');
-    }
-    const attempt = new AttemptAbort(options.signal, options.timeoutMs);
-    const requestOptions = { timeout: options.timeoutMs, signal: attempt.signal };
-    let requestId: string | null = null;
-    const context = (): ResponseContext => ({ label, provider: this.name, model, requestId });
-    try {
-      if (!options.stream) {
-        const call = this.client.responses.create(body, requestOptions);
-        // Read the headers first so an unparsable body still reports its request id.
-        requestId = readRequestId(await call.asResponse());
-        return convertResponsesResponse(await call, context());
-      }
-      const call = this.client.responses.create({ ...body, stream: true }, requestOptions);
-      requestId = readRequestId(await call.asResponse());
-      const accumulator = new ResponsesStreamAccumulator(options.onDelta);
-      for await (const event of await call) {
-        accumulator.add(event);
-        options.onProgress?.();
-      }
-      // The SDK ends a stream quietly when its signal aborts; an abort is not an incomplete answer.
-      const abort = attempt.state();
-      if (abort.callerAborted || abort.deadlineExceeded) throw new OpenAI.APIUserAbortError();
-      return accumulator.finish(context());
-    } catch (error) {
-      throw classifyOpenAIError(error, {
-        abort: attempt.state(),
-        label,
-        ...(requestId !== null ? { requestId } : {}),
-      });
-    } finally {
-      attempt.dispose();
-    }
+    return runAttempt(options, {
+      label,
+      requestIdHeader: 'x-request-id',
+      context: (requestId): ResponseContext => ({ label, provider: this.name, model, requestId }),
+      whole: (requestOptions) => this.client.responses.create(body, requestOptions),
+      convert: convertResponsesResponse,
+      streamed: (requestOptions) => this.client.responses.create({ ...body, stream: true }, requestOptions),
+      accumulator: () => new ResponsesStreamAccumulator(options.onDelta),
+      userAbort: () => new OpenAI.APIUserAbortError(),
+      classify: classifyOpenAIError,
+    });
   }
 }
