@@ -1,8 +1,9 @@
 // Turns a Responses API response (or one gathered from its stream) into a GenerationResult. Pure; worker side.
 import { FailureClass } from '../../config/failure-class';
 import type { ReasoningPart } from '../../config/request';
-import { isRecord, tokenCount } from '../json-value';
+import { isRecord } from '../json-value';
 import { classifyErrorCode } from '../openai/classify-error';
+import { usageWithCachedPart } from '../openai/convert-response';
 import { providerFailure, safeIdentifier } from '../provider-failure';
 import type { GenerationResult, ProviderError, ToolCall, Usage } from '../types';
 import { mapResponsesFinishReason } from './map-finish-reason';
@@ -25,18 +26,15 @@ export function convertResponsesUsage(raw: unknown): Usage {
   if (!isRecord(raw)) return { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, raw: {} };
   const inputDetails = isRecord(raw.input_tokens_details) ? raw.input_tokens_details : {};
   const outputDetails = isRecord(raw.output_tokens_details) ? raw.output_tokens_details : {};
-  const inputTokens = tokenCount(raw.input_tokens);
-  const cachedInputTokens = Math.min(tokenCount(inputDetails.cached_tokens), inputTokens);
-  const outputTokens = tokenCount(raw.output_tokens);
-  return {
-    inputTokens: inputTokens - cachedInputTokens,
-    cachedInputTokens,
-    outputTokens,
-    ...(typeof outputDetails.reasoning_tokens === 'number'
-      ? { reasoningTokens: Math.min(tokenCount(outputDetails.reasoning_tokens), outputTokens) }
-      : {}),
+  return usageWithCachedPart(
+    {
+      input: raw.input_tokens,
+      cached: inputDetails.cached_tokens,
+      output: raw.output_tokens,
+      reasoning: outputDetails.reasoning_tokens,
+    },
     raw,
-  };
+  );
 }
 
 /** The texts of a list of `{type, text}` parts of one type (a reasoning item's summary), in order. */

@@ -26,15 +26,40 @@ export function convertOpenAIUsage(raw: unknown): Usage {
   if (!isRecord(raw)) return { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, raw: {} };
   const details = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
   const completionDetails = isRecord(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
-  const promptTokens = tokenCount(raw.prompt_tokens);
-  const cachedInputTokens = Math.min(tokenCount(details.cached_tokens), promptTokens);
-  const outputTokens = tokenCount(raw.completion_tokens);
+  return usageWithCachedPart(
+    {
+      input: raw.prompt_tokens,
+      cached: details.cached_tokens,
+      output: raw.completion_tokens,
+      reasoning: completionDetails.reasoning_tokens,
+    },
+    raw,
+  );
+}
+
+/**
+ * OpenAI's usage, whichever API reported it: the input count includes the cached tokens and the output count the
+ * reasoning tokens. The cached part is split out so each token is priced once; counts that do not fit (more
+ * cached than input) are capped.
+ */
+export function usageWithCachedPart(
+  counts: {
+    readonly input: unknown;
+    readonly cached: unknown;
+    readonly output: unknown;
+    readonly reasoning: unknown;
+  },
+  raw: Record<string, unknown>,
+): Usage {
+  const input = tokenCount(counts.input);
+  const cachedInputTokens = Math.min(tokenCount(counts.cached), input);
+  const outputTokens = tokenCount(counts.output);
   return {
-    inputTokens: promptTokens - cachedInputTokens,
+    inputTokens: input - cachedInputTokens,
     cachedInputTokens,
     outputTokens,
-    ...(typeof completionDetails.reasoning_tokens === 'number'
-      ? { reasoningTokens: Math.min(tokenCount(completionDetails.reasoning_tokens), outputTokens) }
+    ...(typeof counts.reasoning === 'number'
+      ? { reasoningTokens: Math.min(tokenCount(counts.reasoning), outputTokens) }
       : {}),
     raw,
   };
