@@ -169,3 +169,24 @@ export function toProviderError(
     classification.reason,
   );
 }
+
+/**
+ * The failures of one answered request (a 200): an answer that is not one, or one routing must still treat as a
+ * failure (a refusal, a filter stop), each with the request id and, where known, the billed usage kept.
+ */
+export function answerFailure(
+  label: string,
+  requestId: string | null,
+): (
+  failureClass: FailureClass,
+  reason: string,
+  extra?: { usage?: Usage; providerCode?: string },
+) => ProviderError {
+  return (failureClass, reason, extra = {}) =>
+    providerFailure(
+      label,
+      failureClass,
+      { status: 200, requestSent: true, ...(requestId !== null ? { requestId } : {}), ...extra },
+      reason,
+    );
+}

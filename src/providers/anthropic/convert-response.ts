@@ -1,7 +1,7 @@
 // Turns an Anthropic message (or an accumulated stream) into a GenerationResult. Pure; worker side.
 import { FailureClass } from '../../config/failure-class';
 import { isRecord, tokenCount } from '../json-value';
-import { providerFailure } from '../provider-failure';
+import { answerFailure } from '../provider-failure';
 import type { ReasoningPart } from '../../config/request';
 import type { GenerationResult, ToolCall, Usage } from '../types';
 import { mapAnthropicStopReason } from './map-finish-reason';
@@ -100,18 +100,7 @@ function convertContent(content: unknown[]): ConvertedContent {
  * 200 that routing must still treat as a failure, with the request id and billed usage kept.
  */
 export function convertAnthropicResponse(message: unknown, context: ResponseContext): GenerationResult {
-  const requestId = context.requestId ?? undefined;
-  const fail = (
-    failureClass: FailureClass,
-    reason: string,
-    extra: { usage?: Usage; providerCode?: string } = {},
-  ) =>
-    providerFailure(
-      context.label,
-      failureClass,
-      { status: 200, requestSent: true, requestId, ...extra },
-      reason,
-    );
+  const fail = answerFailure(context.label, context.requestId);
 
   if (!isRecord(message) || !Array.isArray(message.content)) {
     throw fail(FailureClass.invalidResponse, 'response has no content array');

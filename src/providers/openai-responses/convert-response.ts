@@ -4,7 +4,7 @@ import type { ReasoningPart } from '../../config/request';
 import { isRecord } from '../json-value';
 import { classifyErrorCode } from '../openai/classify-error';
 import { usageWithCachedPart } from '../openai/convert-response';
-import { providerFailure, safeIdentifier } from '../provider-failure';
+import { answerFailure, providerFailure, safeIdentifier } from '../provider-failure';
 import type { GenerationResult, ProviderError, ToolCall, Usage } from '../types';
 import { mapResponsesFinishReason } from './map-finish-reason';
 
@@ -128,18 +128,7 @@ export function responseFailure(error: unknown, context: ResponseContext, usage?
  * and billed usage kept.
  */
 export function convertResponsesResponse(response: unknown, context: ResponseContext): GenerationResult {
-  const requestId = context.requestId ?? undefined;
-  const fail = (
-    failureClass: FailureClass,
-    reason: string,
-    extra: { usage?: Usage; providerCode?: string } = {},
-  ) =>
-    providerFailure(
-      context.label,
-      failureClass,
-      { status: 200, requestSent: true, requestId, ...extra },
-      reason,
-    );
+  const fail = answerFailure(context.label, context.requestId);
 
   if (!isRecord(response) || !Array.isArray(response.output)) {
     throw fail(FailureClass.invalidResponse, 'response has no output array');
