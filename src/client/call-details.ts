@@ -1,7 +1,7 @@
 // The static details a routed call starts with in the Temporal UI: route, targets, request digest. Node side.
 import { ownEntry, type Config } from '../config/config';
 import type { RoutedCallInput } from '../config/routed-call-input';
-import type { Target } from '../config/route';
+import type { RouteTarget, Target } from '../config/route';
 import { requestDigest } from './request-digest';
 
 function seconds(milliseconds: number): string {
@@ -9,7 +9,13 @@ function seconds(milliseconds: number): string {
 }
 
 /** One line of a Markdown ordered list: `1. openai/gpt-4o-mini (timeout 30 s, 1 retry)`. */
-function describeTarget(target: Pick<Target, 'provider' | 'model'> & Partial<Target>, index: number): string {
+function describeTarget(
+  target:
+    | (Pick<Target, 'provider' | 'model'> & Partial<Target>)
+    | Pick<RouteTarget & { route: string }, 'route'>,
+  index: number,
+): string {
+  if ('route' in target) return `${index + 1}. route ${target.route}`;
   const extras = [
     target.timeoutMs !== undefined ? `timeout ${seconds(target.timeoutMs)}` : undefined,
     target.retries ? `${target.retries} ${target.retries === 1 ? 'retry' : 'retries'}` : undefined,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { strictObject } from './strict-object';
 import { BudgetSchema, BudgetScopeSchema } from './budget';
 import { ProviderSchema } from './provider-schema';
-import { RouteSpecSchema } from './route';
+import { isNestedRouteTarget, RouteSpecSchema } from './route';
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 
@@ -47,6 +47,24 @@ export const ConfigSchema = strictObject({
   // Names are looked up as own keys: `constructor` or `__proto__` must not find Object.prototype's members.
   for (const [routeName, route] of Object.entries(config.routes)) {
     route.targets.forEach((target, index) => {
+      if (isNestedRouteTarget(target)) {
+        const nested = ownEntry(config.routes, target.route);
+        const message = !nested
+          ? `no route named "${target.route}"`
+          : target.route === routeName
+            ? `route "${routeName}" cannot nest itself`
+            : nested.targets.some(isNestedRouteTarget)
+              ? `route "${target.route}" nests other routes itself; a nested route holds targets only`
+              : undefined;
+        if (message) {
+          context.addIssue({
+            code: 'custom',
+            path: ['routes', routeName, 'targets', index, 'route'],
+            message,
+          });
+        }
+        return;
+      }
       const provider = ownEntry(config.providers, target.provider);
       if (!provider) {
         context.addIssue({

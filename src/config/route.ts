@@ -6,6 +6,8 @@ import { FAILOVER_CLASSES, type FailureClass } from './failure-class';
 /** Hard cap on attempts of one routed call, retries and failovers included. */
 export const MAX_ATTEMPTS_CAP = 10;
 
+const WeightSchema = z.number().positive().max(1_000_000).default(1);
+
 export const TargetSchema = strictObject({
   /** Provider name as configured under `providers`. */
   provider: z.string().min(1),
@@ -23,8 +25,62 @@ export const TargetSchema = strictObject({
     .min(0)
     .max(MAX_ATTEMPTS_CAP - 1)
     .default(0),
+  /** Share of calls this target leads under the `weighted` strategy, relative to the others'. @default 1 */
+  weight: WeightSchema,
 });
 export type Target = z.infer<typeof TargetSchema>;
+
+/**
+ * Another configured route as one candidate of this one: its own strategy picks one of its targets, and when that
+ * attempt fails the outer route moves on to its next candidate (the nested route does not fail over inside).
+ */
+export const NestedRouteTargetSchema = strictObject({
+  /** Name of a configured route; it may not itself contain nested routes. */
+  route: z.string().min(1),
+  /** Share of calls this candidate leads under the `weighted` strategy. @default 1 */
+  weight: WeightSchema,
+});
+export type NestedRouteTarget = z.infer<typeof NestedRouteTargetSchema>;
+
+/**
+ * A target or a nested route, told apart by the `route` key. Checked by shape rather than by `z.union`, whose
+ * refusal of a target with one bad field is a bare "Invalid input": this way the error names the field.
+ */
+export const RouteTargetSchema = z
+  .custom<z.input<typeof TargetSchema> | z.input<typeof NestedRouteTargetSchema>>()
+  .transform((value, context): Target | NestedRouteTarget => {
+    const nested = typeof value === 'object' && value !== null && 'route' in value;
+    const parsed = (nested ? NestedRouteTargetSchema : TargetSchema).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) context.addIssue(issue as z.core.$ZodRawIssue);
+    return z.NEVER;
+  });
+export type RouteTarget = Target | NestedRouteTarget;
+
+export function isNestedRouteTarget(target: RouteTarget): target is NestedRouteTarget {
+  return 'route' in target;
+}
+
+/**
+ * How a route orders its candidates for each call:
+ * - `ordered`: as declared;
+ * - `cheapest`: lowest worst-case cost of the call first (input plus output price), declared order on ties;
+ * - `fastest`: lowest recent measured latency first, targets without measurements after them in declared order;
+ * - `weighted`: one candidate leads, drawn with probability proportional to its weight, the rest follow in order;
+ * - `fewest_failures`: fewest recent failures first, ties in declared order; asked again after each failure.
+ */
+export const ROUTING_STRATEGIES = ['ordered', 'cheapest', 'fastest', 'weighted', 'fewest_failures'] as const;
+export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
+
+export const ResponseCacheSchema = strictObject({
+  /** How long a cached answer is served, in milliseconds (1 s to 7 days). */
+  ttlMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 86_400_000),
+});
+export type ResponseCacheSpec = z.infer<typeof ResponseCacheSchema>;
 
 export const BreakerPolicySchema = strictObject({
   /** Consecutive counted failures that open the breaker. @default 3 */
@@ -37,8 +93,12 @@ export type BreakerPolicy = z.infer<typeof BreakerPolicySchema>;
 export const WhenAllOpen = { probeFirst: 'probe_first', fail: 'fail' } as const;
 
 export const RouteSpecSchema = strictObject({
-  /** Targets in order of preference; the first that succeeds serves the call. */
-  targets: z.array(TargetSchema).min(1, 'a route needs at least one target').max(MAX_ATTEMPTS_CAP),
+  /** Targets (or nested routes) in order of preference; the strategy orders them for each call. */
+  targets: z.array(RouteTargetSchema).min(1, 'a route needs at least one target').max(MAX_ATTEMPTS_CAP),
+  /** How the targets are ordered for each call. @default 'ordered' */
+  strategy: z.enum(ROUTING_STRATEGIES).default('ordered'),
+  /** Serve an identical request's answer from the response cache for this long. @default no caching */
+  cache: ResponseCacheSchema.optional(),
   /** Cap on attempts for one call, retries included (at most 10). @default 10 */
   maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_CAP).default(MAX_ATTEMPTS_CAP),
   /** Deadline for the whole call, in milliseconds from its start. @default no deadline beyond the targets' own */

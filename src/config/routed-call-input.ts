@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RelayTargetSchema } from './relay';
 import { strictObject } from './strict-object';
 import { GenerationRequestSchema } from './request';
-import { RouteSpecSchema, type RouteSpecInput } from './route';
+import { ResponseCacheSchema, RouteSpecSchema, type RouteSpecInput } from './route';
 
 const RouteNameSchema = z.string().min(1);
 
@@ -26,6 +26,17 @@ const RouteReferenceSchema = z.custom<string | RouteSpecInput>().transform((valu
   for (const issue of parsed.error.issues) context.addIssue(issue as z.core.$ZodRawIssue);
   return z.NEVER;
 });
+
+/** What a target must offer to be considered for a call. */
+export const RoutingRequirementsSchema = strictObject({
+  /** Capabilities the model must declare (`supports` in the config; undeclared means supported). */
+  capabilities: z.array(z.enum(['images', 'documents', 'tools', 'reasoning'])).optional(),
+  /** Reject targets whose recent measured latency (or, unmeasured, whose timeout) is above this, in milliseconds. */
+  maxLatencyMs: z.number().int().positive().optional(),
+  /** Reject targets whose worst-case cost for this call is above this, in USD. */
+  maxCostUsd: z.number().positive().max(1_000_000).optional(),
+});
+export type RoutingRequirements = z.infer<typeof RoutingRequirementsSchema>;
 
 export const RoutedCallInputSchema = strictObject({
   /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
@@ -55,6 +66,18 @@ export const RoutedCallInputSchema = strictObject({
    * needs `stream`. Once an attempt's output reached the caller, the call never fails over. @default none
    */
   relay: RelayTargetSchema.optional(),
+  /**
+   * What this call cares about most, overriding the route's strategy: `cost` orders candidates cheapest first,
+   * `latency` fastest first, `reliability` fewest recent failures first. @default the route's strategy
+   */
+  prefer: z.enum(['cost', 'latency', 'reliability']).optional(),
+  /** Hard filters: a target that does not meet them is rejected, with the reason, before anything is sent. */
+  require: RoutingRequirementsSchema.optional(),
+  /**
+   * The response cache for this call: `true` uses the route's TTL (or the default), an object sets the TTL,
+   * `false` bypasses a route's cache. @default the route's `cache`
+   */
+  cache: z.union([z.boolean(), ResponseCacheSchema]).optional(),
   /** Free-form labels kept with the call (not sent to providers). */
   labels: z.record(z.string(), z.string()).optional(),
 }).refine((input) => input.relay === undefined || input.stream, {

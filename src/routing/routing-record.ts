@@ -42,14 +42,45 @@ export interface AttemptRecord {
   readonly startedAt: string;
   /** Wall time from scheduling the attempt to its end, in milliseconds (workflow time). */
   readonly latencyMs: number;
+  /** The worst-case cost reserved for this attempt before it was made, in nano-USD; absent for skips. */
+  readonly reservedNanoUsd?: number;
   /** Charged cost in nano-USD (0 for skips and for requests that were never sent). */
   readonly costNanoUsd: number;
   /** False when the cost is the attempt's worst-case bound because usage is unknown. */
   readonly costKnown: boolean;
 }
 
+/** A candidate passed over before the walk, or while it ran, and why. */
+export interface CandidateVerdict {
+  /** `provider/model`, or `route:<name>` for a nested route. */
+  readonly candidate: string;
+  readonly reason: string;
+}
+
+/** Why the call went where it went: the strategy's order, and what was rejected or skipped on the way. */
+export interface RoutingExplanation {
+  /** The strategy that ordered the candidates (the route's, or the call's `prefer`). */
+  readonly strategy: string;
+  /** Every candidate, in the order the strategy put them. */
+  readonly considered: readonly string[];
+  /** The candidate that served the call (absent on failure). */
+  readonly chosen?: string;
+  /** One sentence: why this order, and why the chosen candidate. */
+  readonly reason: string;
+  /** Candidates removed by a hard filter (`require`, capabilities, context window) before anything was sent. */
+  readonly rejected: readonly CandidateVerdict[];
+  /** Candidates passed over during the walk (breaker open, over budget, paused). */
+  readonly skipped: readonly CandidateVerdict[];
+}
+
 export interface RoutingRecord {
   readonly route: string;
+  /** The route's version the call used (routes changed at runtime); absent: the config file's. */
+  readonly routeVersion?: number;
+  /** `hit`: served from the response cache, free, nothing sent; `miss`: answered by a provider and cached. */
+  readonly cache?: 'hit' | 'miss';
+  /** Why the call went where it went; absent in records of calls made before explanations existed. */
+  readonly explanation?: RoutingExplanation;
   readonly workflowId: string;
   /** The target that served the call, absent on failure. */
   readonly servedBy?: { readonly targetIndex: number; readonly provider: string; readonly model: string };

@@ -19,7 +19,7 @@ export interface BreakerSummary {
 /** The lowest and highest failure threshold of the routes that use `model`. */
 function thresholds(config: Config, model: string): { lowest: number; highest: number } {
   const values = Object.values(config.routes)
-    .filter((route) => route.targets.some((target) => target.model === model))
+    .filter((route) => route.targets.some((target) => 'model' in target && target.model === model))
     .map((route) => route.breaker.failureThreshold);
   return { lowest: Math.min(...values), highest: Math.max(...values) };
 }

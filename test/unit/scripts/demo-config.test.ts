@@ -18,10 +18,11 @@ test('without keys every route runs on the fake provider and there is no live ro
 test('with keys the live route walks the real APIs, with keys from their usual variables', () => {
   const live = liveKeysFromEnvironment({ OPENAI_API_KEY: 'sk-…', ANTHROPIC_API_KEY: 'sk-ant-…' });
   const config = parseConfig(demoConfigInput(fake, live));
-  expect(config.routes.live?.targets.map((target) => `${target.provider}/${target.model}`)).toEqual([
-    'openai-live/gpt-4o-mini',
-    'anthropic-live/claude-haiku-4-5',
-  ]);
+  expect(
+    config.routes.live?.targets.map((target) =>
+      'route' in target ? target.route : `${target.provider}/${target.model}`,
+    ),
+  ).toEqual(['openai-live/gpt-4o-mini', 'anthropic-live/claude-haiku-4-5']);
   expect(config.providers['openai-live']).toMatchObject({ kind: 'openai', apiKeyEnv: 'OPENAI_API_KEY' });
   expect(config.providers['anthropic-live']).toMatchObject({
     kind: 'anthropic',
@@ -31,5 +32,7 @@ test('with keys the live route walks the real APIs, with keys from their usual v
   const onlyAnthropic = parseConfig(
     demoConfigInput(fake, liveKeysFromEnvironment({ ANTHROPIC_API_KEY: 'x' })),
   );
-  expect(onlyAnthropic.routes.live?.targets.map((target) => target.provider)).toEqual(['anthropic-live']);
+  expect(
+    onlyAnthropic.routes.live?.targets.map((target) => ('route' in target ? target.route : target.provider)),
+  ).toEqual(['anthropic-live']);
 });
