@@ -86,6 +86,7 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
       outcome: AttemptOutcome.succeeded,
       latencyMs,
       ...charge,
+      reservedNanoUsd: boundNanoUsd,
       ...(answer.requestId ? { requestId: answer.requestId } : {}),
     });
     const servedBy = { targetIndex: planned.targetIndex, provider: target.provider, model: target.model };
@@ -95,7 +96,7 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
   }
 
   const { failure } = outcome;
-  log.add(failedAttemptEntry(planned, outcome));
+  log.add({ ...failedAttemptEntry(planned, outcome), reservedNanoUsd: boundNanoUsd });
   skips.failed(failure.details?.breakerProbeAtMs);
   // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
   await step.settle(pass, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
