@@ -1,11 +1,5 @@
 // Responses state without a database: a stored response is read back from its routed call's own workflow. Node side.
-import {
-  isGrpcServiceError,
-  WorkflowNotFoundError,
-  type WorkflowExecutionDescription,
-  type WorkflowExecutionStatusName,
-} from '@temporalio/client';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { RoutedCallError } from '../client/errors';
 import type { SwitchyardClient } from '../client/switchyard-client';
 import { assistantMessageOf } from '../config/conversation';
@@ -13,17 +7,14 @@ import type { Message } from '../config/request';
 import type { RoutedCallInput } from '../config/routed-call-input';
 import type { RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import { ROUTED_CALL_WORKFLOW_TYPES } from '../workflows/definitions';
+import { callStatusOf, isGone, keyMadeCall, startInput, type CallStatus } from './call-ownership';
 import type { StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { workflowIdOfResponse } from './response-id';
 import { responseTimesOf } from './responses-times';
 
-/** gRPC's NOT_FOUND and INVALID_ARGUMENT: a history that is gone, or a workflow id the server will not take. */
-const GRPC_NOT_FOUND = 5;
-const GRPC_INVALID_ARGUMENT = 3;
-
 /** A stored response's state, from its workflow's status. */
-export type StoredResponseStatus = 'completed' | 'failed' | 'in_progress' | 'cancelled';
+export type StoredResponseStatus = CallStatus;
 
 /** A stored response as its workflow keeps it. */
 export interface StoredResponse {
@@ -70,63 +61,11 @@ function notFound(responseId: string, field: ResponseIdField): GatewayError {
       );
 }
 
-/** A workflow that is not there (never was, expired past the namespace's retention, deleted). */
-function isGone(error: unknown): boolean {
-  return (
-    error instanceof WorkflowNotFoundError ||
-    (isGrpcServiceError(error) && (error.code === GRPC_NOT_FOUND || error.code === GRPC_INVALID_ARGUMENT))
-  );
-}
-
-function statusOf(name: WorkflowExecutionStatusName): StoredResponseStatus {
-  switch (name) {
-    // A routed call never continues as new; were one to, its answer would still be to come.
-    case 'RUNNING':
-    case 'PAUSED':
-    case 'CONTINUED_AS_NEW':
-      return 'in_progress';
-    case 'COMPLETED':
-      return 'completed';
-    case 'CANCELLED':
-      return 'cancelled';
-    case 'FAILED':
-    case 'TERMINATED':
-    case 'TIMED_OUT':
-    case 'UNSPECIFIED':
-    case 'UNKNOWN':
-      return 'failed';
-    default:
-      return name satisfies never;
-  }
-}
-
-/**
- * The routed call's input, from the first event of its history only: a long conversation's history holds many
- * large events, and only the start's input is needed. Decoded with the client's data converter, so encrypted and
- * stored payloads read back as they were written.
- */
-async function startInput(switchyard: SwitchyardClient, workflowId: string, runId: string): Promise<unknown> {
-  const client = switchyard.temporal;
-  const { namespace } = client.options;
-  const response = await client.workflowService.getWorkflowExecutionHistory({
-    namespace,
-    execution: { workflowId, runId },
-    maximumPageSize: 1,
-    skipArchival: true,
-  });
-  const started = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
-  if (!started) return undefined;
-  return decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, started.input?.payloads, {
-    type: 'workflow',
-    namespace,
-    workflowId,
-  });
-}
-
 /** Whether `input` is a call the Responses surface started for `key` with `store` on. */
 function storedFor(input: unknown, key: StoredKey): input is RoutedCallInput {
-  const labels = (input as Partial<RoutedCallInput> | undefined)?.labels;
-  return labels?.gateway === 'responses' && labels.gatewayKey === key.id && labels.responsesStore !== 'false';
+  if (!keyMadeCall(input, key)) return false;
+  const labels = input.labels;
+  return labels?.gateway === 'responses' && labels.responsesStore !== 'false';
 }
 
 /**
@@ -154,7 +93,7 @@ export async function readStoredResponse(
     throw error;
   }
   if (!storedFor(input, key)) throw notFound(responseId, field);
-  const status = statusOf(description.status.name);
+  const status = callStatusOf(description.status.name);
   const stored = {
     id: responseId,
     workflowId,
