@@ -50,7 +50,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
     const { reservation, breaker } = input;
 
     /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
-    const report = (outcome: BreakerOutcome, failureClass?: FailureClass) =>
+    const report = (outcome: BreakerOutcome, failureClass?: FailureClass, retryAfterMs?: number) =>
       reportBreakerOutcome({
         provider: breaker.provider,
         model: breaker.model,
@@ -58,6 +58,8 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         caller: breaker.caller,
         outcome,
         ...(failureClass !== undefined ? { failureClass } : {}),
+        // A rate limit's Retry-After pauses the target for every route (the breaker access decides).
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         wasProbe: breaker.probe,
       }).catch(() => undefined);
     // Handed to the worker's batcher and not waited for: the call's record already holds the charge, and a
@@ -70,8 +72,16 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
       return Promise.resolve(true);
     };
     /** Both at once: neither depends on the other, and the caller waits for both. */
-    const close = async (charge: AttemptCharge, outcome: BreakerOutcome, failureClass?: FailureClass) => {
-      const [settled, reported] = await Promise.all([settle(charge), report(outcome, failureClass)]);
+    const close = async (
+      charge: AttemptCharge,
+      outcome: BreakerOutcome,
+      failureClass?: FailureClass,
+      retryAfterMs?: number,
+    ) => {
+      const [settled, reported] = await Promise.all([
+        settle(charge),
+        report(outcome, failureClass, retryAfterMs),
+      ]);
       return {
         settled,
         reported: reported !== undefined,
@@ -162,7 +172,12 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
           input.boundNanoUsd,
         );
         const failureClass = error.type as FailureClass;
-        const closed = await close(charge, breakerOutcomeOf(false, failureClass), failureClass);
+        const closed = await close(
+          charge,
+          breakerOutcomeOf(false, failureClass),
+          failureClass,
+          details.retryAfterMs,
+        );
         const settledDetails: AttemptFailureDetails = { ...details, ...closed };
         // A caller's cancellation must reach the workflow as one (it ends the call as Cancelled).
         if (cancellation?.cancelRequested) throw new CancelledFailure(error.message, [settledDetails]);

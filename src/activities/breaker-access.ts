@@ -17,6 +17,7 @@ import {
 } from '../routing/breaker-state';
 import { admit, AdmitDecision, type Admission } from '../routing/breaker-admission';
 import { judgeBreaker } from '../routing/breaker-judgement';
+import { pausedUntil, pausesTarget, reportedRetryAfterMs, retryAfterPauseMs } from '../routing/breaker-pause';
 import { recordOutcome } from '../routing/breaker-transitions';
 import {
   admitUpdate,
@@ -180,7 +181,13 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
       decidedBy: 'hint',
       status: admission.state.status,
       ...(healthyUntilMs !== undefined ? { healthyUntilMs } : {}),
+      ...(admission.paused ? { paused: true } : {}),
     };
+  }
+
+  /** Decides from a view with this worker's own pauses added, which the entity may not have applied yet. */
+  function admitOnView(key: string, hint: BreakerHint, input: AdmitTargetInput): Admission {
+    return admit(hints.withPause(key, hint.state), { ...admissionRequest(input), nowMs: Date.now() });
   }
 
   /**
@@ -213,7 +220,7 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     const key = breakerKey(input.provider, input.model);
     try {
       const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
-      const local = admit(hint.state, { ...admissionRequest(input), nowMs: Date.now() });
+      const local = admitOnView(key, hint, input);
       return needsEntity(local) ? undefined : fromHint(local, hint);
     } catch (error) {
       if (error instanceof BreakerUnreachableError) return undefined;
@@ -234,14 +241,14 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     const key = breakerKey(input.provider, input.model);
     const request = admissionRequest(input);
     const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
-    const local = admit(hint.state, { ...request, nowMs: Date.now() });
+    const local = admitOnView(key, hint, input);
     if (!needsEntity(local)) return fromHint(local, hint);
 
     return hints.oneAtATime(key, async () => {
       // The caller before this one in the queue may have just taken the probe: decide again on its answer.
       const latest = hints.fresh(key);
       if (latest && latest !== hint) {
-        const again = admit(latest.state, { ...request, nowMs: Date.now() });
+        const again = admitOnView(key, latest, input);
         if (!needsEntity(again)) return fromHint(again, latest);
       }
       const readAtMs = Date.now();
@@ -263,6 +270,7 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
         decidedBy: 'entity',
         status: result.state.status,
         ...(healthyUntilMs !== undefined ? { healthyUntilMs } : {}),
+        ...(result.paused ? { paused: true } : {}),
       };
     });
   }
@@ -293,12 +301,21 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
   async function reportBreakerOutcome(input: ReportBreakerOutcomeInput): Promise<ReportBreakerOutcomeResult> {
     const key = breakerKey(input.provider, input.model);
     if (input.outcome === BreakerOutcome.cancelled && !input.wasProbe) return { sent: false };
+    const retryAfterMs = pausesTarget(input.failureClass, input.retryAfterMs)
+      ? reportedRetryAfterMs(input.retryAfterMs)
+      : undefined;
     const report = {
       policy: input.policy,
       caller: input.caller,
       outcome: input.outcome,
       ...(input.failureClass !== undefined ? { failureClass: input.failureClass } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
+    // A pause holds on this worker at once, before the entity hears of it: the next call here must not send.
+    const pauseEndsAtMs =
+      retryAfterMs !== undefined ? Date.now() + retryAfterPauseMs(retryAfterMs) : undefined;
+    if (pauseEndsAtMs !== undefined) hints.notePause(key, pauseEndsAtMs);
+    const pause = pauseEndsAtMs !== undefined ? { probeAtMs: pauseEndsAtMs } : {};
     const view = () =>
       hints
         .current(key, () => readBreaker(input.provider, input.model))
@@ -313,16 +330,21 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     if (!hint) {
       // Unreachable: an answer's report waits for a later view; a report that went has no view to update.
       hints.forget(key);
-      return { sent: alwaysSent };
+      return { sent: alwaysSent, ...pause };
     }
     const local = recordOutcome(hint.state, { ...report, nowMs: Date.now() });
     // When this route may next call the target, as this view sees it after the outcome: a patient call waits
     // for it rather than for a blind backoff.
+    // A pause counts like an opening here: the route may not call the target before either ends.
     const after = judgeBreaker(local.state, input.policy);
-    const probe =
-      after.status !== BreakerStatus.closed && after.probeAtMs !== undefined
-        ? { probeAtMs: after.probeAtMs }
-        : {};
+    const openUntilMs =
+      after.status !== BreakerStatus.closed && after.probeAtMs !== undefined ? after.probeAtMs : undefined;
+    const callableAtMs = Math.max(
+      openUntilMs ?? 0,
+      pauseEndsAtMs ?? 0,
+      pausedUntil(local.state, Date.now()) ?? 0,
+    );
+    const probe = callableAtMs > 0 ? { probeAtMs: callableAtMs } : {};
     if (!alwaysSent && !local.changed) return { sent: false, ...probe };
     if (!alwaysSent) await sendOutcome(input, report);
     // The entity applies the same rule to its own state; until the hint expires, assume it agreed. Except for

@@ -36,6 +36,8 @@ export class BreakerHints {
   private readonly hints = new Map<string, BreakerHint>();
   private readonly reads = new Map<string, Promise<BreakerHint>>();
   private readonly entityTurns = new Map<string, Promise<unknown>>();
+  /** Pauses this worker learned of from its own reports, by key: epoch milliseconds each ends. */
+  private readonly pauses = new Map<string, number>();
 
   constructor(
     /** How long a view is trusted, in milliseconds; 0 re-reads the entity on every call. */
@@ -82,6 +84,30 @@ export class BreakerHints {
   applyLocally(key: string, state: BreakerState): void {
     const known = this.hints.get(key);
     if (known) this.hints.set(key, { ...known, state, exists: true });
+  }
+
+  /**
+   * Remembers that `key` is paused until `untilMs` (a rate-limited answer this worker reported). Kept apart from
+   * the view, which may be dropped or re-read before the entity has applied the report: this worker's callers
+   * skip the target at once, whatever view they decide with.
+   */
+  notePause(key: string, untilMs: number): void {
+    const known = this.pauses.get(key);
+    if (known === undefined || known < untilMs) this.pauses.set(key, untilMs);
+  }
+
+  /**
+   * `state` with this worker's own pause of `key` added, when that one ends later than the state's (the same
+   * object otherwise). A pause that has ended is forgotten.
+   */
+  withPause(key: string, state: BreakerState): BreakerState {
+    const until = this.pauses.get(key);
+    if (until === undefined) return state;
+    if (this.clock() >= until) {
+      this.pauses.delete(key);
+      return state;
+    }
+    return (state.pausedUntilMs ?? 0) >= until ? state : { ...state, pausedUntilMs: until };
   }
 
   /** Drops the view of `key`, so the next caller reads the entity. */

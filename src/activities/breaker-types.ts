@@ -32,6 +32,8 @@ export interface AdmitTargetResult {
   readonly healthyUntilMs?: number;
   /** The breaker could not be reached (lately): the target is treated as open until `retryAtMs`. */
   readonly unreachable?: true;
+  /** For `deny`: a provider's `Retry-After` pauses the target for every route until `retryAtMs`. */
+  readonly paused?: true;
 }
 
 export interface ReportBreakerOutcomeInput {
@@ -42,6 +44,11 @@ export interface ReportBreakerOutcomeInput {
   readonly caller: string;
   readonly outcome: BreakerOutcome;
   readonly failureClass?: FailureClass;
+  /**
+   * The provider's `Retry-After` with a rate-limited failure, in milliseconds: the target is paused for every
+   * route (clamped to 1–60 s). @default none (no pause)
+   */
+  readonly retryAfterMs?: number;
   /** The caller held the half-open probe: its outcome always reaches the entity. */
   readonly wasProbe: boolean;
 }
@@ -50,8 +57,8 @@ export interface ReportBreakerOutcomeResult {
   /** Whether a signal was sent; false when the outcome could not change the breaker. */
   readonly sent: boolean;
   /**
-   * Set when, after this outcome, the breaker is open for the reporting route (as this worker sees it): the epoch
-   * millisecond from which the route may probe the target.
+   * Set when, after this outcome, the breaker is open or paused for the reporting route (as this worker sees it):
+   * the epoch millisecond from which the route may call (or probe) the target.
    */
   readonly probeAtMs?: number;
 }

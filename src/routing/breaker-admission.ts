@@ -3,6 +3,7 @@ import type { BreakerPolicy } from '../config/route';
 import { BreakerStatus, BreakerTransitionReason, type BreakerState } from './breaker-state';
 import { bump, crossingDetail, moved, opened, settled, type MoveContext } from './breaker-edits';
 import { judgeBreaker } from './breaker-judgement';
+import { pausedUntil } from './breaker-pause';
 import { readBreakerState, type CarriedBreakerState } from './breaker-migration';
 import { describePolicy, hasSeenPolicy, notePolicy } from './breaker-policies';
 
@@ -47,6 +48,8 @@ export interface Admission {
   readonly decision: AdmitDecision;
   /** For `deny`: the earliest epoch milliseconds this caller could be admitted (cooldown end or lease expiry). */
   readonly retryAtMs?: number;
+  /** For `deny`: the target is paused by a provider's `Retry-After` until `retryAtMs`, whatever its status. */
+  readonly paused?: true;
   readonly state: BreakerState;
   /** Whether `state` differs from the input: only then does the entity need to hear of it. */
   readonly changed: boolean;
@@ -113,13 +116,21 @@ function grantProbe(state: BreakerState, request: AdmitRequest, forced: boolean)
 }
 
 /**
- * Decides whether `request.caller` may call the target now, judging the shared counts by the asking route's
+ * Decides whether `request.caller` may call the target now. While a provider's `Retry-After` pauses the target,
+ * deny until the pause ends, for every route (changing nothing, so a worker's view decides it alone). Otherwise
+ * judge the shared counts by the asking route's
  * policy. Below its threshold: allow (whatever other routes think). At or past it: deny until its cooldown has
  * passed since the last counted failure, then grant the one probe — unless another caller, of any route, holds a
  * live probe lease. `force` takes a free probe before the cooldown. The same caller asking again keeps its probe.
  */
 export function admit(carried: CarriedBreakerState, request: AdmitRequest): Admission {
   const state = readBreakerState(carried);
+  // A pause is the provider's own word: no route calls it, not even with `force`. Only the holder of a probe
+  // granted before the pause, asking again (a retried local activity), keeps the answer it had.
+  const pauseEndsAtMs = pausedUntil(state, request.nowMs);
+  if (pauseEndsAtMs !== undefined && state.probe?.holder !== request.caller) {
+    return { decision: AdmitDecision.deny, retryAtMs: pauseEndsAtMs, paused: true, state, changed: false };
+  }
   const judgement = judgeBreaker(state, request.policy);
   if (judgement.status === BreakerStatus.closed) {
     return { decision: AdmitDecision.allow, state, changed: false };

@@ -21,7 +21,8 @@ export type CarriedBreakerState = BreakerState | LegacyBreakerState;
  * The state in this version's shape. A current state is returned as it is (the same object, so a caller can
  * still tell "unchanged" by identity); a legacy one gains an empty list of seen policies (which policy opened it
  * was never recorded) and keeps its status, streak, probe, transitions and counts, so an open breaker stays open
- * and a held probe stays held across the upgrade.
+ * and a held probe stays held across the upgrade. A state of either shape written before pauses existed has no
+ * `pausedUntilMs`, which reads as never paused: no migration is needed for it.
  */
 export function readBreakerState(carried: CarriedBreakerState | undefined): BreakerState {
   if (carried === undefined) return initialBreakerState();

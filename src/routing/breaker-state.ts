@@ -32,6 +32,11 @@ export const BreakerTransitionReason = {
   streakEnded: 'streak_ended',
   /** Any → closed: an operator reset the breaker. */
   reset: 'reset',
+  /**
+   * Status kept: a rate-limited answer said when to come back (`Retry-After`), and every route skips the target
+   * until then (`pausedUntilMs`).
+   */
+  retryAfter: 'retry_after',
 } as const;
 export type BreakerTransitionReason = (typeof BreakerTransitionReason)[keyof typeof BreakerTransitionReason];
 
@@ -110,6 +115,12 @@ export interface BreakerState {
   readonly reopenAtMs?: number;
   /** Set while the one probe is out (half-open only); one probe for every route together. */
   readonly probe?: BreakerProbe;
+  /**
+   * Epoch milliseconds until which no route calls the target, whatever its status: the last rate-limited
+   * answer's `Retry-After`, clamped to 1–60 s (see `breaker-pause.ts`). Kept once passed, until an operator
+   * reset; absent when no pause was ever set, as in states written before pauses existed.
+   */
+  readonly pausedUntilMs?: number;
   /**
    * The policies of the routes whose callers changed this breaker in the last day (at most
    * {@link MAX_SEEN_POLICIES}), ordered by threshold then cooldown: the ones a reader can judge it by.

@@ -14,6 +14,7 @@ import {
   withoutProbe,
 } from './breaker-edits';
 import { judgeBreaker } from './breaker-judgement';
+import { paused, pausesTarget } from './breaker-pause';
 import { readBreakerState, type CarriedBreakerState } from './breaker-migration';
 import { comparePolicies, describePolicy, hasSeenPolicy, notePolicy, samePolicy } from './breaker-policies';
 import {
@@ -31,6 +32,11 @@ export interface OutcomeReport {
   readonly caller: string;
   readonly outcome: BreakerOutcome;
   readonly failureClass?: FailureClass;
+  /**
+   * The provider's `Retry-After` with a rate-limited failure, in milliseconds: it pauses the target for every
+   * route (clamped to 1–60 s). Absent: no pause, as before pauses existed.
+   */
+  readonly retryAfterMs?: number;
 }
 
 export interface OutcomeResult {
@@ -154,17 +160,21 @@ export function recordOutcome(carried: CarriedBreakerState, report: OutcomeRepor
       return changedTo(closedForEveryone(state, BreakerTransitionReason.streakEnded, report, detail), report);
     }
 
-    case BreakerOutcome.countedFailure:
-      return recordFailure(state, report, holdsProbe);
+    case BreakerOutcome.countedFailure: {
+      const failed = recordFailure(state, report, holdsProbe);
+      const { retryAfterMs } = report;
+      if (!pausesTarget(report.failureClass, retryAfterMs)) return failed;
+      return { state: paused(failed.state, { ...report, retryAfterMs }), changed: true };
+    }
   }
 }
 
-/** Closes the breaker for every route, forgetting the streak and any probe; the transition log keeps it. */
+/** Closes the breaker for every route, forgetting the streak, any probe and any pause; the transition log keeps it. */
 export function resetBreaker(
   carried: CarriedBreakerState,
   request: { nowMs: number; by: string; detail?: string },
 ): BreakerState {
-  const state = readBreakerState(carried);
+  const { pausedUntilMs: _pausedUntilMs, ...state } = readBreakerState(carried);
   const closed = closedForEveryone(
     state,
     BreakerTransitionReason.reset,

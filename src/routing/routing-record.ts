@@ -16,6 +16,11 @@ export const SkipReason = {
    * reasoning options, or it would need reasoning that another provider kind produced.
    */
   unsupportedInput: 'unsupported_input',
+  /**
+   * The target answered a call (of any route) with a rate limit and a `Retry-After`: every route passes it over
+   * until then (1–60 s); the message names until when. Counts like `circuit_open` for retry times.
+   */
+  paused: 'paused',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 

@@ -51,6 +51,8 @@ export type BreakerAdmission =
       readonly retryAtMs: number;
       /** The breaker could not be reached at all: the target is treated as open, though it may not be. */
       readonly unreachable?: true;
+      /** A provider's `Retry-After` pauses the target for every route until `retryAtMs`. */
+      readonly paused?: true;
     };
 
 export interface AdmitOptions {
@@ -110,6 +112,7 @@ export function admissionOf(
       admitted: false,
       retryAtMs: result.retryAtMs ?? Date.now() + UNREACHABLE_RETRY_MS,
       ...(result.unreachable ? { unreachable: true } : {}),
+      ...(result.paused ? { paused: true } : {}),
     };
   }
   const probe = result.decision === AdmitDecision.probe;
@@ -135,7 +138,12 @@ export function admissionOf(
  */
 export async function reportToBreaker(
   ticket: BreakerTicket,
-  result: { readonly succeeded: boolean; readonly failureClass?: FailureClass },
+  result: {
+    readonly succeeded: boolean;
+    readonly failureClass?: FailureClass;
+    /** A rate limit's `Retry-After`, in milliseconds: the breaker pauses the target for every route. */
+    readonly retryAfterMs?: number;
+  },
 ): Promise<void> {
   const outcome = breakerOutcomeOf(result.succeeded, result.failureClass);
   if (!ticket.probe) {
@@ -153,6 +161,9 @@ export async function reportToBreaker(
         outcome,
         ...(result.failureClass !== undefined && !result.succeeded
           ? { failureClass: result.failureClass }
+          : {}),
+        ...(result.retryAfterMs !== undefined && !result.succeeded
+          ? { retryAfterMs: result.retryAfterMs }
           : {}),
         wasProbe: ticket.probe,
       }),

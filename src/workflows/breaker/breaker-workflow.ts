@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { breakerKey, type BreakerState } from '../../routing/breaker-state';
 import { admit } from '../../routing/breaker-admission';
 import { judgeSeenPolicies } from '../../routing/breaker-judgement';
+import { pausedUntil } from '../../routing/breaker-pause';
 import { readBreakerState } from '../../routing/breaker-migration';
 import { describePolicy } from '../../routing/breaker-policies';
 import { recordOutcome, resetBreaker } from '../../routing/breaker-transitions';
@@ -73,6 +74,7 @@ class BreakerEntity {
     return {
       decision: admission.decision,
       ...(admission.retryAtMs !== undefined ? { retryAtMs: admission.retryAtMs } : {}),
+      ...(admission.paused ? { paused: true } : {}),
       state: this.state,
     };
   }
@@ -133,6 +135,9 @@ class BreakerEntity {
     ];
     if (state.reopenAtMs !== undefined && state.status === 'open')
       lines.push(`probe from: ${new Date(state.reopenAtMs).toISOString()}`);
+    const pauseEndsAtMs = pausedUntil(state, Date.now());
+    if (pauseEndsAtMs !== undefined)
+      lines.push(`paused by a Retry-After until: ${new Date(pauseEndsAtMs).toISOString()}`);
     if (state.probe)
       lines.push(
         `probe: ${state.probe.holder} until ${new Date(state.probe.leaseExpiresAtMs).toISOString()}`,

@@ -47,6 +47,8 @@ export interface BreakerAdmitResult {
   readonly decision: AdmitDecision;
   /** For `deny`: epoch milliseconds when this caller could next be admitted. */
   readonly retryAtMs?: number;
+  /** For `deny`: a provider's `Retry-After` pauses the target for every route until `retryAtMs`. */
+  readonly paused?: true;
   /** The breaker's state after the decision, so the asking worker can refresh its hint. */
   readonly state: BreakerState;
 }
@@ -59,6 +61,11 @@ export const BreakerOutcomeInputSchema = z.object({
   policy: BreakerPolicySchema,
   outcome: z.enum(Object.values(BreakerOutcome) as [BreakerOutcome, ...BreakerOutcome[]]),
   failureClass: z.enum(ALL_FAILURE_CLASSES as [FailureClass, ...FailureClass[]]).optional(),
+  /**
+   * The provider's `Retry-After` with a `rate_limited` failure, in milliseconds: pauses the target for every route
+   * (clamped to 1–60 s). Absent in reports written before pauses existed, which pause nothing.
+   */
+  retryAfterMs: z.number().nonnegative().optional(),
 });
 export type BreakerOutcomeInput = z.infer<typeof BreakerOutcomeInputSchema>;
 

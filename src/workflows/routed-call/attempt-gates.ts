@@ -34,6 +34,8 @@ export type GateDecision =
       readonly retryAtMs: number;
       /** The breaker could not be reached, so the target was treated as open. */
       readonly unreachable?: true;
+      /** Not open but paused by a provider's `Retry-After` until `retryAtMs` (recorded as `paused`). */
+      readonly paused?: true;
     }
   | {
       readonly admitted: false;
@@ -92,6 +94,7 @@ export async function admitAttempt(request: GateRequest): Promise<GateDecision> 
       reason: SkipReason.circuitOpen,
       retryAtMs: admission.retryAtMs,
       ...(admission.unreachable ? { unreachable: true } : {}),
+      ...(admission.paused ? { paused: true } : {}),
     };
   const refuse = async (shortfall: BudgetShortfall): Promise<GateDecision> => {
     // The attempt never happens: give back the probe (or nothing, for a plain admission).
@@ -150,6 +153,8 @@ export async function settleAttempt(
     readonly succeeded: boolean;
     readonly failureClass?: FailureClass;
     readonly charge: AttemptCharge;
+    /** A rate limit's `Retry-After`, in milliseconds, for the breaker's pause. */
+    readonly retryAfterMs?: number;
   },
   done: { readonly settled?: boolean; readonly reported?: boolean } = {},
 ): Promise<void> {
@@ -165,5 +170,6 @@ export async function settleAttempt(
   await reportToBreaker(pass.ticket, {
     succeeded: outcome.succeeded,
     ...(outcome.failureClass ? { failureClass: outcome.failureClass } : {}),
+    ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
   });
 }

@@ -45,6 +45,8 @@ export interface SettleOutcome {
   readonly succeeded: boolean;
   readonly failureClass?: FailureClass;
   readonly charge: AttemptCharge;
+  /** A rate limit's `Retry-After`, in milliseconds: the breaker pauses the target for every route. */
+  readonly retryAfterMs?: number;
 }
 
 /** What the attempt's own worker already did of the settle (absent: the workflow does it). */

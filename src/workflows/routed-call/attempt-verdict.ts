@@ -99,7 +99,17 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
   log.add({ ...failedAttemptEntry(planned, outcome), reservedNanoUsd: boundNanoUsd });
   skips.failed(failure.details?.breakerProbeAtMs);
   // Even a cancelled attempt pays for what it may have sent; the breaker is told it does not count.
-  await step.settle(pass, { succeeded: false, failureClass: failure.failureClass, charge }, outcome);
+  const retryAfterMs = failure.details?.retryAfterMs;
+  await step.settle(
+    pass,
+    {
+      succeeded: false,
+      failureClass: failure.failureClass,
+      charge,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    },
+    outcome,
+  );
   // Output already reached the gateway's caller: failing over would splice a second model's text onto the
   // first, so the call ends here. A class that never fails over still ends the usual way.
   if (

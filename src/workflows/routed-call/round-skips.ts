@@ -1,5 +1,6 @@
 // What one round of a routed call's walk passed over, and what its failures told of the breakers. Workflow code.
 import type { PlannedAttempt } from '../../routing/attempt-plan';
+import { pausedSkipMessage } from '../../routing/breaker-pause';
 import { AttemptOutcome, SkipReason } from '../../routing/routing-record';
 import type { BudgetShortfall } from './attempt-gates';
 import type { AttemptLog } from './attempt-log';
@@ -46,14 +47,24 @@ export class RoundSkips {
     });
   }
 
-  circuitOpen(planned: PlannedAttempt, retryAtMs: number, unreachable: true | undefined): void {
+  /**
+   * A target its breaker passed over until `retryAtMs`: open, unreachable (treated as open), or `paused` by a
+   * provider's Retry-After. All three count alike for the call's retry time and a patient call's next round.
+   */
+  circuitOpen(
+    planned: PlannedAttempt,
+    retryAtMs: number,
+    unreachable: true | undefined,
+    paused?: true,
+  ): void {
     this.circuitOpenUntilMs.push(retryAtMs);
     this.log.add({
       planned,
       outcome: AttemptOutcome.skipped,
-      skipReason: SkipReason.circuitOpen,
+      skipReason: paused ? SkipReason.paused : SkipReason.circuitOpen,
       // Say so when the circuit was not known to be open: the record must not blame a healthy target.
       ...(unreachable ? { message: BREAKER_UNREACHABLE_MESSAGE } : {}),
+      ...(paused ? { message: pausedSkipMessage(retryAtMs) } : {}),
       latencyMs: 0,
       costNanoUsd: 0,
       costKnown: true,

@@ -231,7 +231,7 @@ export class RouteWalk {
     });
     if (!decision.admitted) {
       if (decision.reason === SkipReason.circuitOpen) {
-        this.skips.circuitOpen(planned, decision.retryAtMs, decision.unreachable);
+        this.skips.circuitOpen(planned, decision.retryAtMs, decision.unreachable, decision.paused);
       } else {
         this.skips.overBudget(planned, decision.shortfall);
       }
