@@ -2,6 +2,7 @@
 import { probeLeaseMs } from '../routing/breaker-admission';
 import type { RouteReference } from '../config/resolve-route';
 import type { ResolvedRoute } from '../config/resolved-route';
+import type { TargetObservation } from '../routing/target-observation';
 import type { AdmitTargetInput, AdmitTargetResult } from './breaker-types';
 
 export interface BeginCallInput {
@@ -10,6 +11,12 @@ export interface BeginCallInput {
   readonly hasBudget: boolean;
   /** The breaker caller name of the call's first attempt (`<workflow id>#1`). */
   readonly firstCaller: string;
+  /**
+   * Also hand back the worker's recent measurements of each target and a random draw, for a strategy that
+   * orders by them. Recorded in history with the result, so a replayed call decides from the same numbers.
+   * @default false
+   */
+  readonly observe?: boolean;
 }
 
 export interface BeginCallResult {
@@ -19,11 +26,19 @@ export interface BeginCallResult {
    * in cooldown: deny). It changed nothing, so the call may drop it. Absent when the entity must decide.
    */
   readonly firstAdmission?: AdmitTargetResult;
+  /** With `observe`: this worker's measurements of each of `route.targets`, by target index. */
+  readonly observations?: readonly TargetObservation[];
+  /** With `observe`: a uniform random number in [0, 1), for the `weighted` strategy's pick. */
+  readonly draw?: number;
 }
 
 export interface BeginCallDependencies {
   readonly resolveRoute: (reference: RouteReference) => Promise<ResolvedRoute>;
   readonly peekAdmission: (input: AdmitTargetInput) => Promise<AdmitTargetResult | undefined>;
+  /** The worker's recent measurements of one target (`TargetObservations.observe`). */
+  readonly observe: (target: { readonly provider: string; readonly model: string }) => TargetObservation;
+  /** A uniform random number in [0, 1). @default Math.random */
+  readonly draw?: () => number;
 }
 
 /**
@@ -33,8 +48,15 @@ export interface BeginCallDependencies {
 export function createBeginCall(dependencies: BeginCallDependencies) {
   return async function beginCall(input: BeginCallInput): Promise<BeginCallResult> {
     const route = await dependencies.resolveRoute(input.route);
+    // Read here, not in the workflow: the result is recorded, so a replay sees what the first run saw.
+    const measured = input.observe
+      ? {
+          observations: route.targets.map((target) => dependencies.observe(target)),
+          draw: (dependencies.draw ?? Math.random)(),
+        }
+      : {};
     const first = route.targets[0];
-    if (!first || (route.requireBudget && !input.hasBudget)) return { route };
+    if (!first || (route.requireBudget && !input.hasBudget)) return { route, ...measured };
     const firstAdmission = await dependencies.peekAdmission({
       provider: first.provider,
       model: first.model,
@@ -42,6 +64,6 @@ export function createBeginCall(dependencies: BeginCallDependencies) {
       caller: input.firstCaller,
       probeLeaseMs: probeLeaseMs(first),
     });
-    return { route, ...(firstAdmission ? { firstAdmission } : {}) };
+    return { route, ...(firstAdmission ? { firstAdmission } : {}), ...measured };
   };
 }

@@ -12,6 +12,7 @@ import { createProviderRegistry, type ProviderRegistry } from './provider-regist
 import { createReconcileReservations } from './reconcile-reservations';
 import { createResolveRoute } from './resolve-route';
 import { createLedgerBatcher, createReserveBudget } from './reserve-budget';
+import { observedProviderCall, TargetObservations } from './target-observations';
 
 export interface ActivityDependencies {
   readonly config: Config;
@@ -32,6 +33,12 @@ export interface ActivityDependencies {
    * @default any origin; `createSwitchyardWorker` reads `SWITCHYARD_RELAY_ORIGINS`
    */
   readonly relayOrigins?: readonly string[];
+  /**
+   * The worker's recent latency and failure measurements of each target, fed by its attempts and read by
+   * `beginCall` for the strategies that order by them.
+   * @default a new store (5-minute window, median of the last 50 answers): one per worker
+   */
+  readonly targetObservations?: TargetObservations;
 }
 
 export function createActivities(dependencies: ActivityDependencies) {
@@ -42,6 +49,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   // reservations, settles and releases together.
   const ledgerBatcher = createLedgerBatcher(dependencies.client, dependencies.taskQueue, dependencies.config);
   const reserveBudget = createReserveBudget(ledgerBatcher);
+  const observations = dependencies.targetObservations ?? new TargetObservations();
   const { admitTarget, peekAdmission, reportBreakerOutcome } = createBreakerAccess({
     client: dependencies.client,
     taskQueue: dependencies.taskQueue,
@@ -50,12 +58,16 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     // The attempt of routed calls started since the lean hot path: reserve, call, settle, report.
     attemptTarget: createAttemptTarget({
-      callTarget: createProviderCall(providers, relayPolicy),
+      callTarget: observedProviderCall(createProviderCall(providers, relayPolicy), observations),
       reserveBudget,
       settleReservation: createLedgerSettler(ledgerBatcher),
       reportBreakerOutcome,
     }),
-    beginCall: createBeginCall({ resolveRoute, peekAdmission }),
+    beginCall: createBeginCall({
+      resolveRoute,
+      peekAdmission,
+      observe: (target) => observations.observe(target),
+    }),
     // What calls recorded before the lean hot path replay with (and the bench's floor runs).
     callProvider: createCallProvider(providers, relayPolicy),
     resolveRoute,
