@@ -22,7 +22,11 @@ function target(name: string, extra: Partial<ResolvedTarget> = {}): ResolvedTarg
 
 type Route = CandidateOrderInput['route'];
 
-function route(targets: ResolvedTarget[], strategy?: RoutingStrategy, candidates?: RouteCandidate[]): Route {
+function route(
+  targets: readonly ResolvedTarget[],
+  strategy?: RoutingStrategy,
+  candidates?: RouteCandidate[],
+): Route {
   return {
     targets,
     ...(strategy ? { strategy } : {}),
