@@ -10,6 +10,8 @@ import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
 import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
 import { relayOriginsFromEnvironment } from './activities/relay-origins';
+import { createRouteRegistryReader, routeRefreshMsFromEnvironment } from './activities/route-registry-reader';
+import { routeRegistryWorkflowId } from './workflows/route-registry/definitions';
 import { bundleSwitchyardWorkflows } from './workflow-bundle';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 
@@ -39,6 +41,12 @@ export interface SwitchyardWorkerOptions {
    * @default `SWITCHYARD_RELAY_ORIGINS` (comma-separated), else any origin
    */
   readonly relayOrigins?: readonly string[];
+  /**
+   * How long the worker uses its copy of the routes changed at runtime before reading the registry again, in
+   * milliseconds: a change reaches every call that starts this long after it, without a restart.
+   * @default `SWITCHYARD_ROUTE_REFRESH_MS`, else 2000
+   */
+  readonly routeRefreshMs?: number;
 }
 
 /**
@@ -75,6 +83,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const dataConverter = resolveDataConverter(options.dataConverter);
   // Read before anything connects, so a malformed list stops the worker at start.
   const relayOrigins = options.relayOrigins ?? relayOriginsFromEnvironment();
+  const routeRefreshMs = options.routeRefreshMs ?? routeRefreshMsFromEnvironment();
   // The activities' client starts and updates entity workflows: it must encode payloads as the workers do.
   const converter = dataConverter ? { dataConverter } : {};
   const client = new Client({ connection: options.connection, namespace, ...converter });
@@ -104,6 +113,12 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       taskQueue: entities,
       ...(options.providers ? { providers: options.providers } : {}),
       ...(relayOrigins ? { relayOrigins } : {}),
+      // One registry per calls' queue; its entity runs on the entities' queue like the breakers and ledgers.
+      routeRegistry: createRouteRegistryReader({
+        client,
+        workflowId: routeRegistryWorkflowId(taskQueue),
+        refreshMs: routeRefreshMs,
+      }),
     }),
     ...options.workerOptions,
   });

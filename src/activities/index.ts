@@ -11,6 +11,7 @@ import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
 import { createReconcileReservations } from './reconcile-reservations';
 import { createResolveRoute } from './resolve-route';
+import type { RouteRegistryReader } from './route-registry-reader';
 import { createLedgerBatcher, createReserveBudget } from './reserve-budget';
 import { observedProviderCall, TargetObservations } from './target-observations';
 
@@ -34,6 +35,11 @@ export interface ActivityDependencies {
    */
   readonly relayOrigins?: readonly string[];
   /**
+   * The worker's copy of the routes changed at runtime (`createRouteRegistryReader`), overlaid on the config's.
+   * @default none: the config's routes alone; `createSwitchyardWorker` reads its task queue's registry
+   */
+  readonly routeRegistry?: RouteRegistryReader;
+  /**
    * The worker's recent latency and failure measurements of each target, fed by its attempts and read by
    * `beginCall` for the strategies that order by them.
    * @default a new store (5-minute window, median of the last 50 answers): one per worker
@@ -44,7 +50,7 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies) {
   const providers = dependencies.providers ?? createProviderRegistry(dependencies.config);
   const relayPolicy = dependencies.relayOrigins ? { allowedOrigins: dependencies.relayOrigins } : {};
-  const resolveRoute = createResolveRoute(dependencies.config);
+  const resolveRoute = createResolveRoute(dependencies.config, dependencies.routeRegistry);
   // One batcher per worker: it keeps this worker to one in-flight update per budget scope, which carries its
   // reservations, settles and releases together.
   const ledgerBatcher = createLedgerBatcher(dependencies.client, dependencies.taskQueue, dependencies.config);

@@ -39,6 +39,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "show a budget scope's limit, spend and open reservations; --limit-usd sets its limit",
     load: () => (require('./commands/ledger') as typeof import('./commands/ledger')).ledgerCommand,
   },
+  routes: {
+    summary: 'list the routes in effect, show one with its audit trail, set or delete one at runtime',
+    load: () => (require('./commands/routes') as typeof import('./commands/routes')).routesCommand,
+  },
   schedule: {
     summary: 'create, pause, trigger and change scheduled generations; list their results',
     load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand,

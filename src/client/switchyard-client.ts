@@ -10,6 +10,7 @@ import {
 import { TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import type { Config } from '../config/config';
 import { loadConfig } from '../config/load-config';
+import { configWithRuntimeRoutes } from '../config/runtime-routes';
 import type { RoutedCallInputValue } from '../config/routed-call-input';
 import type { CallPlan } from '../routing/call-plan';
 import type { AttemptRecord, RoutedCallResult, RoutingRecord } from '../routing/routing-record';
@@ -26,6 +27,7 @@ import type { routedCallV2Workflow } from '../workflows/routed-call/routed-call-
 import { routedCallStartAttributes, startRouteName } from '../workflows/search-attributes';
 import { Breakers } from './breakers';
 import { Ledgers } from './ledgers';
+import { Routes, type GatewayKeyRoutes } from './routes';
 import { Schedules } from './schedules';
 import { checkCallAgainstConfig, planRoutedCall, validateCallInput } from './call-input';
 import { IdempotencyConflictError, InvalidRequestError, RoutedCallError, toRoutedCallError } from './errors';
@@ -52,6 +54,11 @@ export interface SwitchyardClientOptions {
    * starting. @default none for `start` (the workers check); `plan` loads `SWITCHYARD_CONFIG` on first use
    */
   readonly config?: Config;
+  /**
+   * The gateway's keys, so that `routes.delete` refuses to delete a route a key allows (the client cannot read the
+   * gateway's key file itself). @default none checked
+   */
+  readonly gatewayKeys?: () => readonly GatewayKeyRoutes[] | Promise<readonly GatewayKeyRoutes[]>;
 }
 
 export interface CallOptions {
@@ -96,6 +103,8 @@ export class SwitchyardClient {
   readonly ledgers: Ledgers;
   /** Scheduled generations: create, list, describe, pause, trigger, update and delete schedules; read their results. */
   readonly schedules: Schedules;
+  /** Routes changed at runtime: list, show (with the audit trail), set and delete them. */
+  readonly routes: Routes;
   private config: Config | undefined;
 
   constructor(private readonly options: SwitchyardClientOptions) {
@@ -107,6 +116,13 @@ export class SwitchyardClient {
       client: options.client,
       taskQueue: this.taskQueue,
       ...(options.config ? { config: options.config } : {}),
+    });
+    this.routes = new Routes({
+      client: options.client,
+      taskQueue: this.taskQueue,
+      ...(options.config ? { config: options.config } : {}),
+      schedules: this.schedules,
+      ...(options.gatewayKeys ? { gatewayKeys: options.gatewayKeys } : {}),
     });
   }
 
@@ -122,7 +138,15 @@ export class SwitchyardClient {
    */
   async start(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallHandle> {
     const validated = validateCallInput(input);
-    if (this.config) checkCallAgainstConfig(this.config, validated);
+    if (this.config) {
+      // A route name the config lacks may have been set at runtime: look it up among the runtime routes too.
+      const runtimeOnly =
+        typeof validated.route === 'string' && !Object.hasOwn(this.config.routes, validated.route);
+      const config = runtimeOnly
+        ? configWithRuntimeRoutes(this.config, await this.routes.recentRuntimeRoutes())
+        : this.config;
+      checkCallAgainstConfig(config, validated);
+    }
     checkCallInputSize(
       validated,
       callInputSizeRules(this.temporal.options.loadedDataConverter.payloadCodecs),

@@ -3,3 +3,4 @@ export { routedCallV2Workflow, routedCallWorkflow } from './routed-call/routed-c
 export { breakerWorkflow } from './breaker/breaker-workflow';
 export { ledgerWorkflow } from './ledger/ledger-workflow';
 export { scheduledGenerationWorkflow } from './scheduled-generation/scheduled-generation-workflow';
+export { routeRegistryWorkflow } from './route-registry/route-registry-workflow';

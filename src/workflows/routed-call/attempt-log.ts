@@ -4,6 +4,7 @@ import type { ResolvedRoute } from '../../config/resolved-route';
 import type { PlannedAttempt } from '../../routing/attempt-plan';
 import { addNano, nanoToUsd } from '../../routing/money';
 import { renderAttemptsMarkdown } from '../../routing/render-attempts';
+import { explainCall, type OrderExplanation } from '../../routing/routing-explanation';
 import { AttemptOutcome, type AttemptRecord, type RoutingRecord } from '../../routing/routing-record';
 import { attemptsQuery } from '../definitions';
 import { recordAttemptMetrics, recordCallMetrics } from '../routed-call-metrics';
@@ -26,6 +27,7 @@ export class AttemptLog {
   private round = 1;
   private roundStartsAt = 0;
   private waitingUntil: string | undefined;
+  private explanation: OrderExplanation | undefined;
 
   constructor(
     private readonly route: ResolvedRoute,
@@ -90,6 +92,11 @@ export class AttemptLog {
     this.publish();
   }
 
+  /** The candidate order the walk follows: the record's explanation, its skips and chosen read from the attempts. */
+  explain(order: OrderExplanation): void {
+    this.explanation = order;
+  }
+
   get all(): readonly AttemptRecord[] {
     return this.attempts;
   }
@@ -115,6 +122,8 @@ export class AttemptLog {
     const totalCostNanoUsd = addNano(...this.attempts.map((attempt) => attempt.costNanoUsd));
     return {
       route: this.route.name,
+      // A route changed at runtime carries its version; a config file's route has none.
+      ...(this.route.version !== undefined ? { routeVersion: this.route.version } : {}),
       workflowId: workflowInfo().workflowId,
       ...(servedBy ? { servedBy } : {}),
       fallbacks: Math.max(0, this.requestsMade - 1),
@@ -122,6 +131,9 @@ export class AttemptLog {
       totalCostNanoUsd,
       totalCostUsd: nanoToUsd(totalCostNanoUsd),
       attempts: [...this.attempts],
+      ...(this.explanation
+        ? { explanation: explainCall(this.route, this.explanation, this.attempts, servedBy) }
+        : {}),
     };
   }
 

@@ -1,0 +1,117 @@
+// Each worker's copy of the routes changed at runtime, read from the route registry at most once per refresh interval. Worker side.
+import { log } from '@temporalio/activity';
+import { QueryRejectedError, WorkflowClient, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { SwitchyardError } from '../config/branded-error';
+import type { RuntimeRoutes } from '../config/runtime-routes';
+import { currentQuery } from '../workflows/route-registry/definitions';
+
+/** How long a worker uses its copy of the runtime routes before reading the registry again, in milliseconds. */
+export const DEFAULT_ROUTE_REFRESH_MS = 2_000;
+/** How long one read of the registry may take before the worker gives up on it, in milliseconds. */
+const READ_DEADLINE_MS = 3_000;
+
+/** `SWITCHYARD_ROUTE_REFRESH_MS` is not a whole number of milliseconds from 0 to 60 000. */
+export class RouteRefreshSettingError extends SwitchyardError {
+  static override readonly brand: string = 'switchyard.RouteRefreshSettingError';
+
+  override readonly name = 'RouteRefreshSettingError';
+}
+
+/**
+ * `SWITCHYARD_ROUTE_REFRESH_MS` as milliseconds, else {@link DEFAULT_ROUTE_REFRESH_MS}.
+ * @throws RouteRefreshSettingError for a value that is not a whole number from 0 to 60 000
+ */
+export function routeRefreshMsFromEnvironment(): number {
+  const value = process.env.SWITCHYARD_ROUTE_REFRESH_MS;
+  if (value === undefined || value.trim() === '') return DEFAULT_ROUTE_REFRESH_MS;
+  const milliseconds = Number(value);
+  if (!Number.isInteger(milliseconds) || milliseconds < 0 || milliseconds > 60_000) {
+    throw new RouteRefreshSettingError(
+      `SWITCHYARD_ROUTE_REFRESH_MS must be a whole number of milliseconds from 0 to 60000, got "${value}"`,
+    );
+  }
+  return milliseconds;
+}
+
+export interface RouteRegistryReaderOptions {
+  /** The worker's own Temporal client. */
+  readonly client: Client;
+  /** The registry's workflow id (`routeRegistryWorkflowId(<calls' task queue>)`). */
+  readonly workflowId: string;
+  /**
+   * How long a copy is used before the next call reads the registry again, in milliseconds: a change reaches
+   * every call that starts this long after it. 0 reads it for every call.
+   * @default {@link DEFAULT_ROUTE_REFRESH_MS}
+   */
+  readonly refreshMs?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export interface RouteRegistryReader {
+  /** The runtime routes as of at most `refreshMs` ago; `{}` when the registry does not exist. */
+  current(): Promise<RuntimeRoutes>;
+}
+
+/**
+ * A per-worker copy of the registry's current routes. A call finding its copy older than the refresh interval
+ * waits for one read (shared by every call asking at that moment); every other call uses the copy as it is, so a
+ * healthy call costs no registry round-trip. When a read fails the last copy stays in use (and is read again after
+ * another interval); with no copy at all the failure goes to the caller, whose local activity is retried.
+ */
+/** The activity logger when a read runs inside an activity (it always does); silent otherwise. */
+function warn(message: string, attributes: Record<string, unknown>): void {
+  try {
+    log.warn(message, attributes);
+  } catch {
+    // Outside an activity's context there is no logger to write to.
+  }
+}
+
+export function createRouteRegistryReader(options: RouteRegistryReaderOptions): RouteRegistryReader {
+  const refreshMs = options.refreshMs ?? DEFAULT_ROUTE_REFRESH_MS;
+  const now = options.now ?? Date.now;
+  // A terminated registry must read as "no runtime routes", not as its last state (and needs no replay).
+  const workflows = new WorkflowClient({
+    connection: options.client.connection,
+    namespace: options.client.options.namespace,
+    dataConverter: options.client.options.dataConverter,
+    identity: options.client.options.identity,
+    queryRejectCondition: 'NOT_OPEN',
+  });
+  let copy: { routes: RuntimeRoutes; readAtMs: number } | undefined;
+  let reading: Promise<RuntimeRoutes> | undefined;
+
+  async function read(): Promise<RuntimeRoutes> {
+    const startedAtMs = now();
+    try {
+      const routes = await options.client.withDeadline(startedAtMs + READ_DEADLINE_MS, () =>
+        workflows.getHandle(options.workflowId).query(currentQuery),
+      );
+      copy = { routes, readAtMs: startedAtMs };
+      return routes;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || error instanceof QueryRejectedError) {
+        copy = { routes: {}, readAtMs: startedAtMs };
+        return copy.routes;
+      }
+      if (!copy) throw error;
+      warn('route registry unreadable: keeping the last copy of the runtime routes', {
+        workflowId: options.workflowId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      copy = { routes: copy.routes, readAtMs: startedAtMs };
+      return copy.routes;
+    }
+  }
+
+  return {
+    async current() {
+      if (copy && now() - copy.readAtMs < refreshMs) return copy.routes;
+      reading ??= read().finally(() => {
+        reading = undefined;
+      });
+      return reading;
+    },
+  };
+}

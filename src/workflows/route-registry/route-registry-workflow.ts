@@ -1,0 +1,166 @@
+// The route registry entity: one long-lived workflow per deployment holding the routes changed at runtime. Workflow code.
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { z } from 'zod';
+import { RouteSpecSchema, type RouteSpec } from '../../config/route';
+import type { RouteAuditEntry, RuntimeRoutes } from '../../config/runtime-routes';
+import {
+  currentQuery,
+  DeleteRouteInputSchema,
+  deleteRouteUpdate,
+  INVALID_ROUTE_CHANGE,
+  MAX_AUDIT_ENTRIES_PER_ROUTE,
+  MAX_RUNTIME_ROUTES,
+  ROUTE_VERSION_CONFLICT,
+  routeQuery,
+  SetRouteInputSchema,
+  setRouteUpdate,
+  type DeleteRouteInput,
+  type RegistryRoute,
+  type RouteRegistryWorkflowInput,
+  type SetRouteInput,
+} from './definitions';
+
+const DEFAULT_CONTINUE_AS_NEW_AFTER_CHANGES = 500;
+
+function invalid(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: INVALID_ROUTE_CHANGE, message, nonRetryable: true });
+}
+
+function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalid(`invalid ${what}:\n${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+class RouteRegistry {
+  // A plain record, not a Map: it travels through continue-as-new as JSON.
+  private readonly routes: Record<string, RegistryRoute>;
+  private changesThisRun = 0;
+
+  constructor(private readonly input: RouteRegistryWorkflowInput) {
+    this.routes = { ...(input.routes ?? {}) };
+  }
+
+  /** Validators run before anything is written: a refused change costs the registry no history. */
+  checkChange(change: SetRouteInput | DeleteRouteInput, action: 'set' | 'delete'): void {
+    const current = Object.hasOwn(this.routes, change.name) ? this.routes[change.name] : undefined;
+    const version = current?.version ?? 0;
+    if (change.expectedVersion !== undefined && change.expectedVersion !== version) {
+      throw ApplicationFailure.create({
+        type: ROUTE_VERSION_CONFLICT,
+        message: `route "${change.name}" is at version ${version}, not ${change.expectedVersion}: it changed since the change was checked; check it again`,
+        nonRetryable: true,
+        details: [{ version }],
+      });
+    }
+    if (action === 'delete' && current && !current.spec)
+      throw invalid(`route "${change.name}" is deleted already (version ${version})`);
+    if (!current && Object.keys(this.routes).length >= MAX_RUNTIME_ROUTES)
+      throw invalid(`the registry holds ${MAX_RUNTIME_ROUTES} routes, its most`);
+  }
+
+  apply(name: string, action: 'set' | 'delete', spec: RouteSpec | undefined, by: string | undefined) {
+    this.changesThisRun += 1;
+    const current = Object.hasOwn(this.routes, name) ? this.routes[name] : undefined;
+    const version = (current?.version ?? 0) + 1;
+    // Workflow time: the same on replay.
+    const at = new Date(Date.now()).toISOString();
+    const entry: RouteAuditEntry = {
+      version,
+      action,
+      at,
+      ...(by !== undefined ? { by } : {}),
+      ...(spec ? { spec } : {}),
+    };
+    const history = [...(current?.history ?? []), entry].slice(-MAX_AUDIT_ENTRIES_PER_ROUTE);
+    const next: RegistryRoute = {
+      version,
+      ...(spec ? { spec } : {}),
+      changedAt: at,
+      ...(by !== undefined ? { by } : {}),
+      history,
+    };
+    this.routes[name] = next;
+    this.publishDetails();
+    return next;
+  }
+
+  current(): RuntimeRoutes {
+    const current: Record<string, RuntimeRoutes[string]> = {};
+    for (const [name, route] of Object.entries(this.routes)) {
+      current[name] = {
+        version: route.version,
+        ...(route.spec ? { spec: route.spec } : {}),
+        changedAt: route.changedAt,
+        ...(route.by !== undefined ? { by: route.by } : {}),
+      };
+    }
+    return current;
+  }
+
+  route(name: string): RegistryRoute | null {
+    return Object.hasOwn(this.routes, name) ? this.routes[name]! : null;
+  }
+
+  shouldContinueAsNew(): boolean {
+    return (
+      workflowInfo().continueAsNewSuggested ||
+      this.changesThisRun >= (this.input.continueAsNewAfterChanges ?? DEFAULT_CONTINUE_AS_NEW_AFTER_CHANGES)
+    );
+  }
+
+  carryOver(): RouteRegistryWorkflowInput {
+    return { ...this.input, routes: this.routes, generation: (this.input.generation ?? 0) + 1 };
+  }
+
+  publishDetails(): void {
+    const lines = Object.entries(this.routes)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, route]) => `- ${name}: version ${route.version}${route.spec ? '' : ' (deleted)'}`);
+    // Served by a query: costs no history events.
+    setCurrentDetails(`**Routes changed at runtime**\n\n${lines.join('\n') || 'none'}`);
+  }
+}
+
+/**
+ * Holds the routes of one deployment changed at runtime: each route's current spec (or its deletion), its version
+ * and its audit trail. Every handler is synchronous, so a validator's check and its handler's change are one step.
+ */
+export async function routeRegistryWorkflow(input: RouteRegistryWorkflowInput): Promise<void> {
+  const registry = new RouteRegistry(input);
+  registry.publishDetails();
+
+  setHandler(
+    setRouteUpdate,
+    (change) => {
+      const spec = RouteSpecSchema.parse(change.spec);
+      return registry.apply(change.name, 'set', spec, change.by);
+    },
+    {
+      validator: (change) => {
+        const valid = parsed(SetRouteInputSchema, change, 'route change');
+        parsed(RouteSpecSchema, valid.spec, `spec of route "${valid.name}"`);
+        registry.checkChange(valid, 'set');
+      },
+    },
+  );
+  setHandler(deleteRouteUpdate, (change) => registry.apply(change.name, 'delete', undefined, change.by), {
+    validator: (change) =>
+      registry.checkChange(parsed(DeleteRouteInputSchema, change, 'route deletion'), 'delete'),
+  });
+  setHandler(currentQuery, () => registry.current());
+  setHandler(routeQuery, (name) => registry.route(name));
+
+  await condition(() => registry.shouldContinueAsNew());
+  // Continue-as-new from a handler, or while one runs, would lose its message.
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof routeRegistryWorkflow>(registry.carryOver());
+}
