@@ -11,6 +11,7 @@ import { createDeliverResult } from './deliver-result';
 import { createProviderRegistry, type ProviderRegistry } from './provider-registry';
 import { createReconcileReservations } from './reconcile-reservations';
 import { createResolveRoute } from './resolve-route';
+import { createResponseCacheAccess } from './response-cache';
 import type { RouteRegistryReader } from './route-registry-reader';
 import { createLedgerBatcher, createReserveBudget } from './reserve-budget';
 import { observedProviderCall, TargetObservations } from './target-observations';
@@ -61,6 +62,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     taskQueue: dependencies.taskQueue,
     ...(dependencies.breakerHintTtlMs !== undefined ? { hintTtlMs: dependencies.breakerHintTtlMs } : {}),
   });
+  const { lookupCachedAnswer, storeCachedAnswer, releaseCachedAnswer } = createResponseCacheAccess({
+    client: dependencies.client,
+    taskQueue: dependencies.taskQueue,
+  });
   return {
     // The attempt of routed calls started since the lean hot path: reserve, call, settle, report.
     attemptTarget: createAttemptTarget({
@@ -84,6 +89,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     deliverResult: createDeliverResult(),
     // A user's workflow that asks again for a call it already started (reset, retried) gets the existing one.
     awaitRoutedCall: createAwaitRoutedCall(dependencies.client),
+    // Calls with the response cache on find, store or give up an answer through its entry.
+    lookupCachedAnswer,
+    storeCachedAnswer,
+    releaseCachedAnswer,
   };
 }
 
@@ -103,6 +112,12 @@ export type {
   TargetAttemptResult,
 } from './attempt-types';
 export type { BeginCallInput, BeginCallResult } from './begin-call';
+export type {
+  LookupCachedAnswerInput,
+  LookupCachedAnswerResult,
+  StoreCachedAnswerInput,
+  ReleaseCachedAnswerInput,
+} from './response-cache';
 export type { ReserveBudgetInput } from './reserve-budget';
 export type { DeliverResultInput, DeliveryReceipt, DeliveryTarget } from './deliver-result';
 export type { AwaitRoutedCallInput, RoutedCallOutcome } from './await-routed-call';

@@ -1,21 +1,10 @@
 // A digest of a routed call's whole input, kept in its memo to tell a reused idempotency key apart. Node side.
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../config/canonical-json';
 import type { RoutedCallInput } from '../config/routed-call-input';
 
 /** Memo key of the digest: a hash of the validated input, never the input (nor the prompt) itself. */
 export const INPUT_DIGEST_MEMO = 'switchyardInputDigest';
-
-/** JSON with every object's keys in order, so the same input written in another key order digests the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, child]) => child !== undefined)
-      .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * SHA-256 (hex) of what the validated input asks for, defaults applied: two calls digest the same exactly when

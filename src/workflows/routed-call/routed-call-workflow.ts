@@ -12,6 +12,7 @@ import { RoutedCallFailureType, type RoutedCallResult } from '../../routing/rout
 import { admissionOf, breakerCaller } from '../breaker/breaker-gate';
 import { FirstGenerationStep } from './first-generation-step';
 import { LeanStep } from './lean-step';
+import { cachedCall, cacheTtlMs } from './response-cache-step';
 import { RouteWalk } from './route-walk';
 
 // Resolution is an idempotent look-up and a hint-only admission changes nothing, so local activities
@@ -60,7 +61,10 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
     begun.firstAdmission && first
       ? admissionOf(begun.firstAdmission, begun.route, first, firstCaller)
       : undefined;
-  return new RouteWalk(begun.route, input, new LeanStep(firstAdmission)).run();
+  const walk = () => new RouteWalk(begun.route, input, new LeanStep(firstAdmission)).run();
+  // Only a call with the response cache on takes this path: every other call's commands stay as they were.
+  const cacheTtl = cacheTtlMs(begun.route, input);
+  return cacheTtl === undefined ? walk() : cachedCall(begun.route, input, cacheTtl, walk);
 }
 
 /**
