@@ -143,13 +143,14 @@ export function checkRouteChange(
     const field = `spec.targets.${index}`;
     if (isNestedRouteTarget(target)) {
       const nested = ownEntry(routes, target.route);
-      const problem = !nested
-        ? `no route named "${target.route}"`
-        : target.route === name
+      const problem =
+        target.route === name
           ? `route "${name}" cannot nest itself`
-          : nested.targets.some(isNestedRouteTarget)
-            ? `route "${target.route}" nests other routes itself; a nested route holds targets only`
-            : undefined;
+          : !nested
+            ? `no route named "${target.route}"`
+            : nested.targets.some(isNestedRouteTarget)
+              ? `route "${target.route}" nests other routes itself; a nested route holds targets only`
+              : undefined;
       if (problem) throw new RouteChangeError(`route "${name}": ${problem}`, `${field}.route`);
       return;
     }
