@@ -77,7 +77,7 @@ test('an unknown command exits 2, lists the commands and points at --help', asyn
   expect(code).toBe(ExitCode.usage);
   expect(out).toBe('');
   expect(err).toContain(
-    'unknown command "cal" (commands: call, plan, show, breakers, ledger, schedule, worker, serve, keys, codec-server, help)',
+    'unknown command "cal" (commands: call, plan, show, breakers, ledger, routes, schedule, worker, serve, keys, codec-server, help)',
   );
   expect(err).toContain('Run "switchyard --help" for usage.');
 });
