@@ -13,7 +13,9 @@ import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { KeyConcurrency } from './key-concurrency';
 import type { KeyPolicy } from './key-policy';
 import type { KeyStore } from './key-store';
+import { registerGenerationRoute } from './generation-route';
 import { registerModelsRoute } from './models-route';
+import { registerPlanRoute } from './plan-route';
 import { RelayHub } from './relay-hub';
 import { registerRelayRoute } from './relay-route';
 import { registerResponsesRoutes } from './responses-routes';
@@ -154,6 +156,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const concurrency = new KeyConcurrency(
     options.maxConcurrentRequestsPerKey ?? DEFAULT_MAX_CONCURRENT_REQUESTS_PER_KEY,
   );
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   let callRoutes: CallRoutes | undefined;
   await app.register(async (scope) => {
     requireGatewayKey(scope, keys, concurrency);
@@ -161,12 +164,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       switchyard,
       config,
       hub,
-      callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      callTimeoutMs,
       onWorkflow: (request, workflowId) => workflowOf.set(request, workflowId),
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });
     registerModelsRoute(scope, config);
     registerResponsesRoutes(scope, switchyard);
+    registerPlanRoute(scope, {
+      switchyard,
+      config,
+      callTimeoutMs,
+      ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
+    });
+    registerGenerationRoute(scope, switchyard);
   });
 
   // Liveness for load balancers: no key, no body. Each check adds its field and may turn `ok` false (a 503).
