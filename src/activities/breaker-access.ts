@@ -304,16 +304,18 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     const retryAfterMs = pausesTarget(input.failureClass, input.retryAfterMs)
       ? reportedRetryAfterMs(input.retryAfterMs)
       : undefined;
+    // A pause runs from now, when the failure is reported, however late the entity gets round to the report.
+    const failedAtMs = Date.now();
     const report = {
       policy: input.policy,
       caller: input.caller,
       outcome: input.outcome,
       ...(input.failureClass !== undefined ? { failureClass: input.failureClass } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs, failedAtMs } : {}),
     };
     // A pause holds on this worker at once, before the entity hears of it: the next call here must not send.
     const pauseEndsAtMs =
-      retryAfterMs !== undefined ? Date.now() + retryAfterPauseMs(retryAfterMs) : undefined;
+      retryAfterMs !== undefined ? failedAtMs + retryAfterPauseMs(retryAfterMs) : undefined;
     if (pauseEndsAtMs !== undefined) hints.notePause(key, pauseEndsAtMs);
     const pause = pauseEndsAtMs !== undefined ? { probeAtMs: pauseEndsAtMs } : {};
     const view = () =>

@@ -46,15 +46,21 @@ export function pausedUntil(state: Pick<BreakerState, 'pausedUntilMs'>, nowMs: n
 
 /** Who set a pause, and what the provider asked for. */
 export interface PauseReport {
-  /** Epoch milliseconds the failure was reported (workflow time in the entity). */
+  /** Epoch milliseconds the report is applied (workflow time in the entity). */
   readonly nowMs: number;
   readonly caller: string;
   /** The provider's Retry-After, in milliseconds, before clamping. */
   readonly retryAfterMs: number;
+  /**
+   * Epoch milliseconds the reporter saw the failure: the pause runs from then, not from when the entity got
+   * round to the report (a busy or restarted entity must not stretch it). A time after `nowMs` (another
+   * machine's clock) counts as `nowMs`. @default nowMs
+   */
+  readonly failedAtMs?: number;
 }
 
 /**
- * Pauses the target until `nowMs` plus the clamped Retry-After, for every route. A pause already running that
+ * Pauses the target until the failure's time plus the clamped Retry-After, for every route. A pause already running that
  * ends later is kept (a shorter Retry-After does not shorten it); either way no pause ends more than
  * {@link MAX_RETRY_AFTER_PAUSE_MS} after the report that set it. A new pause is logged as a transition that keeps
  * the status (the streak is the breaker's own business); extending a running one is not, so a burst of rate
@@ -63,7 +69,9 @@ export interface PauseReport {
  */
 export function paused(state: BreakerState, report: PauseReport): BreakerState {
   const pauseMs = retryAfterPauseMs(report.retryAfterMs);
-  const until = report.nowMs + pauseMs;
+  const until = Math.min(report.failedAtMs ?? report.nowMs, report.nowMs) + pauseMs;
+  // Reported after its pause would have ended: nothing to pause any more.
+  if (until <= report.nowMs) return state;
   const running = pausedUntil(state, report.nowMs);
   if (running !== undefined) return running >= until ? state : { ...state, pausedUntilMs: until };
   const seconds = pauseMs % 1000 === 0 ? `${pauseMs / 1000} s` : `${pauseMs} ms`;

@@ -37,6 +37,8 @@ export interface OutcomeReport {
    * route (clamped to 1–60 s). Absent: no pause, as before pauses existed.
    */
   readonly retryAfterMs?: number;
+  /** Epoch milliseconds the reporter saw the failure: a pause runs from then. @default nowMs */
+  readonly failedAtMs?: number;
 }
 
 export interface OutcomeResult {

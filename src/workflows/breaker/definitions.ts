@@ -66,6 +66,8 @@ export const BreakerOutcomeInputSchema = z.object({
    * (clamped to 1–60 s). Absent in reports written before pauses existed, which pause nothing.
    */
   retryAfterMs: z.number().nonnegative().optional(),
+  /** Epoch milliseconds the reporter saw the failure, sent with `retryAfterMs`: the pause runs from then. */
+  failedAtMs: z.number().int().nonnegative().optional(),
 });
 export type BreakerOutcomeInput = z.infer<typeof BreakerOutcomeInputSchema>;
 

@@ -111,6 +111,43 @@ describe('a 429 with Retry-After on one route', () => {
     expect(rateLimited(initialBreakerState(), T0, 86_400_000).state.pausedUntilMs).toBe(T0 + 60_000);
   });
 
+  test('the pause runs from when the reporter saw the failure, however late the entity applies it', () => {
+    const late = recordOutcome(initialBreakerState(), {
+      nowMs: T0 + 3_000,
+      policy: routeA,
+      caller: 'a#1',
+      outcome: BreakerOutcome.countedFailure,
+      failureClass: 'rate_limited',
+      retryAfterMs: 5_000,
+      failedAtMs: T0,
+    }).state;
+    expect(late.pausedUntilMs).toBe(T0 + 5_000);
+    // Applied after the pause would have ended: counted, but nothing is paused.
+    const tooLate = recordOutcome(initialBreakerState(), {
+      nowMs: T0 + 6_000,
+      policy: routeA,
+      caller: 'a#1',
+      outcome: BreakerOutcome.countedFailure,
+      failureClass: 'rate_limited',
+      retryAfterMs: 5_000,
+      failedAtMs: T0,
+    }).state;
+    expect(tooLate).toMatchObject({ consecutiveFailures: 1, transitions: [] });
+    expect(tooLate.pausedUntilMs).toBeUndefined();
+    // A failure time ahead of the entity's clock (another machine's) counts from the entity's now: never
+    // more than 60 s ahead of it.
+    const ahead = recordOutcome(initialBreakerState(), {
+      nowMs: T0,
+      policy: routeA,
+      caller: 'a#1',
+      outcome: BreakerOutcome.countedFailure,
+      failureClass: 'rate_limited',
+      retryAfterMs: 3_600_000,
+      failedAtMs: T0 + 3_600_000,
+    }).state;
+    expect(ahead.pausedUntilMs).toBe(T0 + MAX_RETRY_AFTER_PAUSE_MS);
+  });
+
   test('a later, shorter pause does not shorten a running one; a later, longer one extends it', () => {
     const first = rateLimited(initialBreakerState(), T0, 30_000).state;
     const shorter = rateLimited(first, T0 + 1_000, 2_000, 'rate_limited', 'c#1').state;
