@@ -11,6 +11,27 @@ import { RESPONSES_LABELS } from './responses-echo';
 import type { Surface, SurfaceRequest } from './surface';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+/** The longest TTL a request header may ask the response cache for, in seconds (7 days, as in the config). */
+const MAX_CACHE_HEADER_SECONDS = 7 * 86_400;
+
+/**
+ * The call's response-cache choice from the `x-switchyard-cache` request header: `on` (the route's TTL, else the
+ * default), `off`, or a TTL in whole seconds (1 to 604 800). Absent: the route's own setting.
+ */
+export function cacheChoice(header: string | undefined): RoutedCallInput['cache'] {
+  if (header === undefined) return undefined;
+  const value = header.trim().toLowerCase();
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  const seconds = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+  if (seconds >= 1 && seconds <= MAX_CACHE_HEADER_SECONDS) return { ttlMs: seconds * 1000 };
+  throw new GatewayError(
+    `x-switchyard-cache: "on", "off" or a TTL in whole seconds from 1 to ${MAX_CACHE_HEADER_SECONDS}`,
+    GatewayErrorKind.invalidRequest,
+    'invalid_request',
+    { param: 'x-switchyard-cache' },
+  );
+}
 
 export interface PreparedCall {
   readonly route: string;
@@ -36,6 +57,8 @@ export function prepareCall(options: {
   readonly deadlineMs: number;
   /** Rules every key is held to (a required budget scope). @default none */
   readonly keyPolicy?: KeyPolicy;
+  /** The `x-switchyard-cache` request header ({@link cacheChoice}). @default the route's cache setting */
+  readonly cacheHeader?: string;
 }): PreparedCall {
   const { parsed, key, config } = options;
   const route = parsed.route ?? config.defaultRoute;
@@ -66,12 +89,14 @@ export function prepareCall(options: {
       { param: 'Idempotency-Key' },
     );
   }
+  const cache = cacheChoice(options.cacheHeader);
   const value: RoutedCallInputValue = {
     route,
     request: applyKeyOutputCeiling(parsed.request, key, options.surface.outputLimitField),
     ...(key.budget !== undefined ? { budget: key.budget } : {}),
     deadlineMs: options.deadlineMs,
     stream: parsed.stream,
+    ...(cache !== undefined ? { cache } : {}),
     labels: {
       ...parsed.labels,
       // An unstored response can be neither read back nor continued (see responses-state.ts).

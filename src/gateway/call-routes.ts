@@ -170,6 +170,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       idempotencyKey: header(request, 'idempotency-key'),
       deadlineMs: callTimeoutMs,
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
+      cacheHeader: header(request, 'x-switchyard-cache'),
     });
     options.onWorkflow(request, prepared.workflowId);
     const presence = new CallerPresence(reply.raw);

@@ -10,6 +10,8 @@ export interface RoutingSummary {
   /** Requests after the first one (failovers and retries). */
   readonly fallbacks?: number;
   readonly costUsd?: number;
+  /** `hit` (served from the response cache, free) or `miss` (paid for and cached); absent when not cached. */
+  readonly cache?: 'hit' | 'miss';
 }
 
 export function summaryOf(
@@ -24,6 +26,7 @@ export function summaryOf(
     ...(record.servedBy ? { servedBy: `${record.servedBy.provider}/${record.servedBy.model}` } : {}),
     fallbacks: record.fallbacks,
     costUsd: record.totalCostUsd,
+    ...(record.cache ? { cache: record.cache } : {}),
   };
 }
 
@@ -34,6 +37,8 @@ export const ROUTING_HEADERS = {
   fallbacks: 'x-switchyard-fallbacks',
   costUsd: 'x-switchyard-cost-usd',
   errorType: 'x-switchyard-error-type',
+  /** On responses: `hit` or `miss`. On requests: the call's cache choice (`on`, `off`, a TTL in seconds). */
+  cache: 'x-switchyard-cache',
 } as const;
 
 /** Anything but visible ASCII and space, and `%` itself (so the encoding can be undone). */
@@ -61,5 +66,6 @@ export function routingHeaders(summary: RoutingSummary): Record<string, string> 
     ...(summary.servedBy !== undefined ? { [ROUTING_HEADERS.servedBy]: headerValue(summary.servedBy) } : {}),
     ...(summary.fallbacks !== undefined ? { [ROUTING_HEADERS.fallbacks]: String(summary.fallbacks) } : {}),
     ...(summary.costUsd !== undefined ? { [ROUTING_HEADERS.costUsd]: summary.costUsd.toFixed(9) } : {}),
+    ...(summary.cache !== undefined ? { [ROUTING_HEADERS.cache]: summary.cache } : {}),
   };
 }
