@@ -3,6 +3,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { InvalidRequestError } from '../../src/client/invalid-request-error';
 import { RouteInUseError, Routes } from '../../src/client/routes';
+import { entityTaskQueue } from '../../src/workflows/definitions';
+import { routeRegistryStartOptions } from '../../src/workflows/route-registry/definitions';
+import { routeRegistryWorkflow } from '../../src/workflows/route-registry/route-registry-workflow';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { eventually } from '../support/eventually';
 import { startHarness, type Harness } from '../support/harness';
@@ -161,5 +164,30 @@ test('a spec over the attempt cap, or naming a model the config lacks, is refuse
     expect(missing.field).toBe('spec.targets.0.model');
     // Nothing was written: the registry has no such route.
     await expect(switchyard.routes.show('greedy')).rejects.toThrow('no route named "greedy"');
+  });
+});
+
+test('the registry keeps every route, version and audit entry across continue-as-new', async () => {
+  await harness.withWorker(async (switchyard, taskQueue) => {
+    // Started ahead of the first change, with a run of two changes, so the third lands on the next run.
+    const started = await switchyard.temporal.workflow.start(routeRegistryWorkflow, {
+      ...routeRegistryStartOptions(taskQueue, entityTaskQueue(taskQueue)),
+      args: [{ continueAsNewAfterChanges: 2 }],
+    });
+    await switchyard.routes.set('rolling', onOpenAI, { by: 'one' });
+    await switchyard.routes.set('rolling', onAnthropic, { by: 'two' });
+    await switchyard.routes.set('other', onOpenAI);
+    await switchyard.routes.delete('rolling', { by: 'three' });
+
+    const description = await switchyard.temporal.workflow.getHandle(started.workflowId).describe();
+    expect(description.runId).not.toBe(started.firstExecutionRunId);
+    const rolling = await switchyard.routes.show('rolling');
+    expect(rolling).toMatchObject({ version: 3, deleted: true });
+    expect(rolling.history.map(({ version, action, by }) => `${version} ${action} ${by}`)).toEqual([
+      '1 set one',
+      '2 set two',
+      '3 delete three',
+    ]);
+    expect((await switchyard.routes.show('other')).version).toBe(1);
   });
 });
