@@ -105,6 +105,16 @@ export type {
   LedgerTotals,
 } from './routing/ledger-state';
 export { LedgerPeriod } from './config/budget';
+export { Routes, RouteInUseError, RouteNotFoundError } from './client/routes';
+export type {
+  RoutesOptions,
+  RouteView,
+  RouteDetails,
+  RouteUser,
+  RouteChangeOptions,
+  GatewayKeyRoutes,
+} from './client/routes';
+export type { RouteAuditEntry, RouteSource } from './config/runtime-routes';
 export { Schedules } from './client/schedules';
 export type {
   SchedulesOptions,
