@@ -1,5 +1,6 @@
 // The first local activity of a routed call: its route resolved and, where the worker's view can, its first target admitted. Worker side.
 import { probeLeaseMs } from '../routing/breaker-admission';
+import { readsObservations } from '../routing/candidate-order';
 import type { RouteReference } from '../config/resolve-route';
 import type { ResolvedRoute } from '../config/resolved-route';
 import type { TargetObservation } from '../routing/target-observation';
@@ -14,6 +15,7 @@ export interface BeginCallInput {
   /**
    * Also hand back the worker's recent measurements of each target and a random draw, for a strategy that
    * orders by them. Recorded in history with the result, so a replayed call decides from the same numbers.
+   * A resolved route whose strategy (or a nested route's) reads them is observed without it.
    * @default false
    */
   readonly observe?: boolean;
@@ -49,12 +51,14 @@ export function createBeginCall(dependencies: BeginCallDependencies) {
   return async function beginCall(input: BeginCallInput): Promise<BeginCallResult> {
     const route = await dependencies.resolveRoute(input.route);
     // Read here, not in the workflow: the result is recorded, so a replay sees what the first run saw.
-    const measured = input.observe
-      ? {
-          observations: route.targets.map((target) => dependencies.observe(target)),
-          draw: (dependencies.draw ?? Math.random)(),
-        }
-      : {};
+    // A named route's strategy is known only now: a route that reads them is observed whatever the call said.
+    const measured =
+      input.observe || readsObservations(route)
+        ? {
+            observations: route.targets.map((target) => dependencies.observe(target)),
+            draw: (dependencies.draw ?? Math.random)(),
+          }
+        : {};
     const first = route.targets[0];
     if (!first || (route.requireBudget && !input.hasBudget)) return { route, ...measured };
     const firstAdmission = await dependencies.peekAdmission({

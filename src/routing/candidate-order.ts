@@ -346,3 +346,20 @@ function explainOrder(
   }
   return `${by}${sentence}${rejections}`;
 }
+
+/** Strategies whose order reads the worker's measurements or a draw. */
+const OBSERVING_STRATEGIES: readonly RoutingStrategy[] = ['fastest', 'weighted', 'fewest_failures'];
+
+/**
+ * Whether ordering this call's candidates reads the worker's measurements or a draw: its own strategy, a nested
+ * route's, the call's `prefer`, or a latency requirement. A route not yet resolved counts by the call alone.
+ */
+export function readsObservations(
+  route: Pick<ResolvedRoute, 'strategy' | 'candidates'> | undefined,
+  call: { readonly prefer?: RoutingPreference; readonly require?: RoutingRequirements } = {},
+): boolean {
+  if (call.require?.maxLatencyMs !== undefined) return true;
+  const outer = call.prefer ? PREFERRED_STRATEGY[call.prefer] : (route?.strategy ?? 'ordered');
+  const nested = (route?.candidates ?? []).map((candidate) => candidate.strategy ?? 'ordered');
+  return [outer, ...nested].some((strategy) => OBSERVING_STRATEGIES.includes(strategy));
+}

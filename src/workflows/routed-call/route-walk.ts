@@ -7,12 +7,25 @@ import {
   sleep,
   upsertMemo,
 } from '@temporalio/workflow';
-import type { ResolvedRoute } from '../../config/resolved-route';
+import { routeCandidates, type ResolvedRoute } from '../../config/resolved-route';
 import type { RoutedCallInput } from '../../config/routed-call-input';
-import { planAttempts, type PlannedAttempt } from '../../routing/attempt-plan';
+import type { PlannedAttempt } from '../../routing/attempt-plan';
+import {
+  effectiveStrategy,
+  orderCandidates,
+  type CandidateOrder,
+  type OrderedCandidate,
+} from '../../routing/candidate-order';
 import { usdToNanoFloor, type NanoUsd } from '../../routing/money';
 import { nextRoundAt } from '../../routing/patience';
-import { RoutedCallFailureType, SkipReason, type RoutedCallResult } from '../../routing/routing-record';
+import {
+  AttemptOutcome,
+  RoutedCallFailureType,
+  SkipReason,
+  type RoutedCallResult,
+} from '../../routing/routing-record';
+import { orderExplanation } from '../../routing/routing-explanation';
+import type { TargetObservation } from '../../routing/target-observation';
 import { CANCELLED_RECORD_MEMO } from '../definitions';
 import type { AttemptLog } from './attempt-log';
 import type { AttemptStep } from './attempt-step';
@@ -35,11 +48,21 @@ export class RouteWalk {
   private skips: RoundSkips;
   /** The last failure stopped the walk on a class that does not fail over: never worth waiting for. */
   private stoppedForGood = false;
+  /** This round's candidate order. */
+  private order: CandidateOrder | undefined;
 
+  /**
+   * @param observed the worker's measurements of each target and a uniform draw, as `beginCall` recorded them
+   *   (for strategies that read them); absent: nothing measured, draw 0
+   */
   constructor(
     private readonly route: ResolvedRoute,
     private readonly input: RoutedCallInput,
     private readonly step: AttemptStep,
+    private readonly observed: {
+      readonly observations?: readonly TargetObservation[];
+      readonly draw?: number;
+    } = {},
   ) {
     // The clock before the log: their commands (a patch marker, then search attributes) are in this order in history.
     this.clock = step.startClock(route, input);
@@ -104,23 +127,111 @@ export class RouteWalk {
     });
   }
 
+  /**
+   * One round: the candidates in the strategy's order (asked again after each failed candidate under
+   * `fewest_failures`), each target followed by its retries, at most `maxAttempts` attempts in all. A plain
+   * ordered route walks its targets in declared order, as routes did before strategies existed.
+   */
   private async walk(): Promise<RoutedCallResult> {
-    const plan = planAttempts(this.route);
-    const skippedTargets = new Set<number>();
-    for (const [position, planned] of plan.entries()) {
-      // A target passed over by its breaker or the budget is not asked again for its retries.
-      if (skippedTargets.has(planned.targetIndex)) continue;
-      this.checkDeadline('the call deadline leaves no time for another attempt');
-      const result = await this.tryTarget(planned);
-      if (result === 'skipped') {
-        skippedTargets.add(planned.targetIndex);
-        continue;
-      }
+    const order = this.orderCandidates();
+    if (this.log.currentRound === 1) this.log.explain(orderExplanation(order));
+    if (!order.candidates.length) {
+      // Nothing the call asks for is on offer: no later round would change that.
+      this.stoppedForGood = true;
+      throw routingFailure(
+        RoutedCallFailureType.invalidRequest,
+        `no candidate of route ${this.route.name} meets the call's ${order.rejectedBy.join(', ')}: ` +
+          order.rejected.map((verdict) => `${verdict.candidate} ${verdict.reason}`).join('; '),
+        this.log.record(),
+      );
+    }
+    this.order = order;
+    const slots = { used: 0 };
+    const walked = new Set<number>();
+    let queue = order.candidates;
+    while (queue.length > 0 && slots.used < this.route.maxAttempts) {
+      const candidate = queue[0]!;
+      walked.add(candidate.index);
+      const result = await this.walkCandidate(candidate, slots);
       if (result) return result;
-      const next = plan[position + 1];
-      if (next && next.targetIndex === planned.targetIndex) await this.backoff(next);
+      queue =
+        order.strategy === 'fewest_failures'
+          ? this.orderCandidates().candidates.filter((next) => !walked.has(next.index))
+          : queue.slice(1);
     }
     return this.afterPlan();
+  }
+
+  /**
+   * One candidate: a target and its retries, or a nested route's targets in its order until one is admitted,
+   * which then runs with its retries. Returns the result, or undefined to move to the next candidate.
+   */
+  private async walkCandidate(
+    candidate: OrderedCandidate,
+    slots: { used: number },
+  ): Promise<RoutedCallResult | undefined> {
+    for (const targetIndex of candidate.targetIndexes) {
+      const ran = await this.walkTarget(targetIndex, slots);
+      // A nested route passes over a target it cannot use now and asks its next; one that ran is its turn.
+      if (ran === 'skippedFirst') continue;
+      return ran === 'failed' ? undefined : ran;
+    }
+    return undefined;
+  }
+
+  /**
+   * A target and its retries. `skippedFirst`: passed over before any request; `failed`: failed over (or passed
+   * over on a retry) or out of attempts. Each planned attempt takes a slot of `maxAttempts`, and a target passed
+   * over gives up the slots of its retries too, as the fixed plan of ordered routes always did.
+   */
+  private async walkTarget(
+    targetIndex: number,
+    slots: { used: number },
+  ): Promise<RoutedCallResult | 'skippedFirst' | 'failed'> {
+    const { retries } = this.route.targets[targetIndex]!;
+    for (let retry = 0; retry <= retries; retry += 1) {
+      if (slots.used >= this.route.maxAttempts) return 'failed';
+      slots.used += 1;
+      this.checkDeadline('the call deadline leaves no time for another attempt');
+      const result = await this.tryTarget({ targetIndex, retry });
+      if (result === 'skipped') {
+        // A target passed over by its breaker or the budget is not asked again for its retries.
+        slots.used = Math.min(this.route.maxAttempts, slots.used + retries - retry);
+        return retry === 0 ? 'skippedFirst' : 'failed';
+      }
+      if (result) return result;
+      if (retry < retries && slots.used < this.route.maxAttempts) {
+        await this.backoff({ targetIndex, retry: retry + 1 });
+      }
+    }
+    return 'failed';
+  }
+
+  /** The candidates in the strategy's order for the call's state now: failures so far count for some. */
+  private orderCandidates(): CandidateOrder {
+    const strategy = effectiveStrategy(this.route, this.input.prefer);
+    const failuresThisCall = this.route.targets.map(
+      (_target, index) =>
+        this.log.all.filter(
+          (attempt) => attempt.targetIndex === index && attempt.outcome === AttemptOutcome.failed,
+        ).length,
+    );
+    // Bounds only when something compares them: an ordered route computes each when it reaches the target.
+    const needsBounds =
+      strategy === 'cheapest' ||
+      this.input.require?.maxCostUsd !== undefined ||
+      routeCandidates(this.route).some((candidate) => candidate.strategy === 'cheapest');
+    return orderCandidates({
+      route: this.route,
+      ...(this.input.prefer ? { prefer: this.input.prefer } : {}),
+      ...(this.input.require ? { require: this.input.require } : {}),
+      boundsNanoUsd: needsBounds
+        ? this.route.targets.map((_target, index) => this.bounds.attemptNanoUsd(index))
+        : [],
+      ...(this.observed.observations ? { observations: this.observed.observations } : {}),
+      ...(this.observed.draw !== undefined ? { draw: this.observed.draw } : {}),
+      failuresThisCall,
+    });
   }
 
   /** The plan ran out: probe an all-open route, or fail with the reason that fits the attempts made. */
@@ -183,7 +294,9 @@ export class RouteWalk {
    * and walk on from there only if that attempt fails over.
    */
   private async probeAllOpen(): Promise<RoutedCallResult | undefined> {
-    for (const [targetIndex] of this.route.targets.entries()) {
+    // In the candidates' order; a plain ordered route's is its declared one.
+    const targets = this.order?.candidates.flatMap((candidate) => candidate.targetIndexes) ?? [];
+    for (const targetIndex of targets) {
       if (this.log.attemptsThisRound >= this.route.maxAttempts) return undefined;
       this.checkDeadline('the call deadline leaves no time for a probe');
       const result = await this.tryTarget({ targetIndex, retry: 0 }, { forceProbe: true });

@@ -8,6 +8,7 @@ import {
   type RoutedCallInput,
   type RoutedCallInputValue,
 } from '../../config/routed-call-input';
+import { readsObservations } from '../../routing/candidate-order';
 import { RoutedCallFailureType, type RoutedCallResult } from '../../routing/routing-record';
 import { admissionOf, breakerCaller } from '../breaker/breaker-gate';
 import { FirstGenerationStep } from './first-generation-step';
@@ -54,14 +55,29 @@ function checkBudgetRequired(route: ResolvedRoute, input: RoutedCallInput): void
 export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Promise<RoutedCallResult> {
   const input = parseInput(rawInput);
   const firstCaller = breakerCaller(1);
-  const begun = await beginCall({ route: input.route, hasBudget: input.budget !== undefined, firstCaller });
+  // Asked for only when the call (or an inline route) orders by measurements: other calls' input is unchanged.
+  const observe = readsObservations(
+    typeof input.route === 'object' ? { strategy: input.route.strategy } : undefined,
+    input,
+  );
+  const begun = await beginCall({
+    route: input.route,
+    hasBudget: input.budget !== undefined,
+    firstCaller,
+    ...(observe ? { observe } : {}),
+  });
   checkBudgetRequired(begun.route, input);
   const first = begun.route.targets[0];
+  // Made for targets[0]: the step uses it only when the call's first attempt goes to targets[0].
   const firstAdmission =
     begun.firstAdmission && first
       ? admissionOf(begun.firstAdmission, begun.route, first, firstCaller)
       : undefined;
-  const walk = () => new RouteWalk(begun.route, input, new LeanStep(firstAdmission)).run();
+  const observed = {
+    ...(begun.observations ? { observations: begun.observations } : {}),
+    ...(begun.draw !== undefined ? { draw: begun.draw } : {}),
+  };
+  const walk = () => new RouteWalk(begun.route, input, new LeanStep(firstAdmission), observed).run();
   // Only a call with the response cache on takes this path: every other call's commands stay as they were.
   const cacheTtl = cacheTtlMs(begun.route, input);
   return cacheTtl === undefined ? walk() : cachedCall(begun.route, input, cacheTtl, walk);
