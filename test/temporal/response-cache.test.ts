@@ -7,6 +7,10 @@ import { GenerationRequestSchema } from '../../src/config/request';
 import { startHarness, type Harness } from '../support/harness';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { uniqueName } from '../support/temporal';
+import { eventually } from '../support/eventually';
+import { cacheKeyDigest } from '../../src/activities/response-cache';
+import { entityTaskQueue } from '../../src/workflows/definitions';
+import { responseCacheWorkflowId } from '../../src/workflows/response-cache/definitions';
 
 const primary = { provider: 'openai', model: 'gpt-primary', timeoutMs: 5_000 };
 const secondary = { provider: 'openai', model: 'gpt-secondary', timeoutMs: 5_000 };
@@ -100,48 +104,86 @@ test('a failure is never cached: the next identical call goes to the provider', 
   expect(harness.fake.counters('gpt-primary').requests).toBe(2);
 });
 
-test('another request, route or budget scope misses; a call with the cache off neither reads nor stores', async () => {
+test('a leader that fails hands the lead to a waiting call, whose answer the others then get', async () => {
+  const request = uniqueRequest();
+  // The first request fails late, once the other calls wait on it; the next one answers.
+  harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error', delayMs: 1_500 });
+  harness.fake.scriptAlways('gpt-primary', { kind: 'answer', text: 'second try', delayMs: 300 });
+  const outcomes = await harness.withWorker((switchyard) =>
+    Promise.allSettled(Array.from({ length: 5 }, () => switchyard.generate({ route: cachedRoute, request }))),
+  );
+  const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
+  const answered = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  expect(failed).toHaveLength(1);
+  expect(answered.map((result) => result.answer.text)).toEqual(Array(4).fill('second try'));
+  expect(answered.map((result) => result.record.cache).sort()).toEqual(['hit', 'hit', 'hit', 'miss']);
+  expect(harness.fake.counters('gpt-primary').requests).toBe(2);
+});
+
+test('another request, route or budget scope misses; a call with the cache off, or streamed, neither reads nor stores', async () => {
   const request = uniqueRequest();
   const otherRoute = { targets: [secondary], cache: { ttlMs: 60_000 } };
-  const marks = await harness.withWorker(async (switchyard) => {
+  // gpt-primary's answers in order, so an answer tells which request it came from.
+  const texts = ['first', 'other request', 'other scope', 'uncached', 'streamed'];
+  harness.fake.script(
+    'gpt-primary',
+    texts.map((text) => ({ kind: 'answer' as const, text })),
+  );
+  const results = await harness.withWorker(async (switchyard) => {
     const calls = [
       { route: cachedRoute, request },
       { route: cachedRoute, request: uniqueRequest() },
       { route: otherRoute, request },
       { route: cachedRoute, request, budget: uniqueName('other-team') },
       { route: cachedRoute, request, cache: false },
+      // A streamed call bypasses the cache: its pieces go to the caller as they come.
+      { route: cachedRoute, request, stream: true },
       { route: cachedRoute, request },
     ];
-    const marks: (string | undefined)[] = [];
-    for (const call of calls) marks.push((await switchyard.generate(call)).record.cache);
-    return marks;
+    const results = [];
+    for (const call of calls) results.push(await switchyard.generate(call));
+    return results;
   });
-  expect(marks).toEqual(['miss', 'miss', 'miss', 'miss', undefined, 'hit']);
-  expect(harness.fake.counters('gpt-primary').requests).toBe(4);
+  expect(results.map((result) => result.record.cache)).toEqual([
+    'miss',
+    'miss',
+    'miss',
+    'miss',
+    undefined,
+    undefined,
+    'hit',
+  ]);
+  // The last call gets the first call's answer: neither the uncached nor the streamed call stored theirs.
+  expect(results[6]!.answer.text).toBe('first');
+  expect(results[4]!.answer.text).toBe('uncached');
+  expect(results[5]!.answer.text).toBe('streamed');
+  expect(harness.fake.counters('gpt-primary').requests).toBe(5);
   expect(harness.fake.counters('gpt-secondary').requests).toBe(1);
 });
 
 test('an answer past its TTL is not served', async () => {
   const request = uniqueRequest();
   const shortLived = { targets: [primary], cache: { ttlMs: 3_000 } };
-  const marks = await harness.withWorker(async (switchyard) => {
+  const { marks, entryStatus } = await harness.withWorker(async (switchyard, taskQueue) => {
     const first = await switchyard.generate({ route: shortLived, request });
     const soon = await switchyard.generate({ route: shortLived, request });
     await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // The entry ends by itself once its answer expired: its closed run is left to the namespace's retention.
+    const keyDigest = cacheKeyDigest(entityTaskQueue(taskQueue), {
+      request: GenerationRequestSchema.parse(request),
+      route: { name: first.record.route, targets: [{ provider: 'openai', model: 'gpt-primary' }] },
+    });
+    const entry = harness.temporal.client.workflow.getHandle(responseCacheWorkflowId(keyDigest));
+    const entryStatus = await eventually(
+      'the cache entry completed after its TTL',
+      async () => (await entry.describe()).status.name,
+      (status) => status === 'COMPLETED',
+      { timeoutMs: 15_000 },
+    );
     const later = await switchyard.generate({ route: shortLived, request });
-    return [first, soon, later].map((result) => result.record.cache);
+    return { marks: [first, soon, later].map((result) => result.record.cache), entryStatus };
   });
   expect(marks).toEqual(['miss', 'hit', 'miss']);
   expect(harness.fake.counters('gpt-primary').requests).toBe(2);
-});
-
-test('a streamed call bypasses the cache', async () => {
-  const request = uniqueRequest();
-  const marks = await harness.withWorker(async (switchyard) => {
-    const first = await switchyard.generate({ route: cachedRoute, request, stream: true });
-    const second = await switchyard.generate({ route: cachedRoute, request, stream: true });
-    return [first, second].map((result) => result.record.cache);
-  });
-  expect(marks).toEqual([undefined, undefined]);
-  expect(harness.fake.counters('gpt-primary').requests).toBe(2);
+  expect(entryStatus).toBe('COMPLETED');
 });
