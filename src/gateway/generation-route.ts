@@ -15,6 +15,10 @@ import type { StoredKey } from './gateway-key';
  * and is refused without asking Temporal.
  */
 const GATEWAY_CALL_ID = /^switchyard-call-gw-[\x21-\x7e]{1,400}$/;
+/** How long a running call's worker has to say which attempts it has made, in milliseconds. */
+const RUNNING_QUERY_TIMEOUT_MS = 10_000;
+/** When to ask again about a running call whose worker did not answer, in seconds. */
+const RUNNING_RETRY_AFTER_SECONDS = 1;
 
 /** One attempt as the audit shows it: the record's fields, with its deployment named and its amounts in USD too. */
 export type AuditedAttempt = AttemptRecord & {
@@ -109,7 +113,8 @@ export function generationAudit(
 /**
  * The audit of call `id` if `key` made it; otherwise (malformed id, unknown or expired workflow, another key's
  * call, a call not made through the gateway) one and the same 404. An ended call (answered, failed, cancelled)
- * shows its record; a running one the attempts that have ended so far, asked of its worker.
+ * shows its record; a running one the attempts that have ended so far, asked of its worker, or a 503 when no
+ * worker answers in time.
  */
 export async function readGenerationAudit(
   switchyard: SwitchyardClient,
@@ -128,9 +133,25 @@ export async function readGenerationAudit(
     throw error;
   }
   if (!keyMadeCall(input, key)) throw notFound(id);
-  const inspection = await switchyard.inspect(id).catch((error: unknown) => {
-    throw isGone(error) ? notFound(id) : error;
-  });
+  // A running call's attempts are asked of its worker (a query), which may be busy or gone: bounded.
+  const running = callStatusOf(description.status.name) === 'in_progress';
+  let inspection: RoutedCallInspection;
+  try {
+    inspection = running
+      ? await switchyard.temporal.withAbortSignal(AbortSignal.timeout(RUNNING_QUERY_TIMEOUT_MS), () =>
+          switchyard.inspect(id),
+        )
+      : await switchyard.inspect(id);
+  } catch (error) {
+    if (isGone(error)) throw notFound(id);
+    if (!running) throw error;
+    throw new GatewayError(
+      `call '${id}' is running and no worker said which attempts it has made; ask again shortly`,
+      GatewayErrorKind.unavailable,
+      'call_state_unavailable',
+      { param: 'id', retryAfterSeconds: RUNNING_RETRY_AFTER_SECONDS },
+    );
+  }
   return generationAudit(inspection, typeof input.route === 'string' ? input.route : undefined);
 }
 

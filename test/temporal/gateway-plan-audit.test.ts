@@ -1,6 +1,9 @@
 // The gateway's plan (`POST /v1/route`, nothing sent) and audit (`GET /v1/generation`, every attempt) endpoints, key-scoped.
+import { SwitchyardClient } from '../../src/client/switchyard-client';
+import { startGateway } from '../../src/gateway/gateway-server';
 import { eventually } from '../support/eventually';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
+import { uniqueName } from '../support/temporal';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -292,4 +295,42 @@ test('a running call shows what is known so far, and a cancelled one its record'
       reservedNanoUsd: record.attempts[0]!.reservedNanoUsd,
     });
   });
+});
+
+test('a running call no worker answers for is a 503 to ask again; once ended without a record, its failure', async () => {
+  // A task queue no worker polls: the call runs, and nobody can say which attempts it has made.
+  const switchyard = new SwitchyardClient({
+    client: harness.temporal.client,
+    taskQueue: uniqueName('switchyard-no-worker'),
+    config: harness.config,
+  });
+  const gateway = await startGateway({ switchyard, config: harness.config, keys: harness.keys, port: 0 });
+  try {
+    const { key, stored } = harness.keys.create({ routes: ['*'] });
+    const handle = await switchyard.start(
+      {
+        route: 'support',
+        request: { messages: hello },
+        labels: { gateway: 'openai', gatewayKey: stored.id },
+      },
+      { idempotencyKey: `gw-${stored.id}-no-worker` },
+    );
+    const running = await audit(gateway.url, key, handle.workflowId);
+    expect(running.status).toBe(503);
+    expect((running.body as ErrorBody).error.code).toBe('call_state_unavailable');
+
+    await switchyard.temporal.workflow.getHandle(handle.workflowId).terminate('test: no worker');
+    const ended = await audit(gateway.url, key, handle.workflowId);
+    expect(ended.status).toBe(200);
+    expect(ended.body).toMatchObject({
+      status: 'failed',
+      route: 'support',
+      error: { type: 'Terminated' },
+      attempts: [],
+      totalCostNanoUsd: 0,
+    });
+  } finally {
+    await gateway.close();
+  }
+  expect(harness.fake.requests).toHaveLength(0);
 });
