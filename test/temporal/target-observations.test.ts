@@ -82,7 +82,7 @@ test("a worker's attempts feed its measurements: beginCall shows the slow model 
     ],
   };
 
-  const begun = await worker.runUntil(async () => {
+  const [begun, plain] = await worker.runUntil(async () => {
     for (let index = 0; index < 3; index += 1) {
       await switchyard.generate({ route: only('openai', 'gpt-secondary'), request });
       await switchyard.generate({ route: only('openai', 'gpt-primary'), request });
@@ -98,7 +98,11 @@ test("a worker's attempts feed its measurements: beginCall shows the slow model 
       request,
     });
     expect(failedOver.record.servedBy.model).toBe('claude-primary');
-    return activities.beginCall({ route, hasBudget: false, firstCaller: 'observations#1', observe: true });
+    return Promise.all([
+      activities.beginCall({ route, hasBudget: false, firstCaller: 'observations#1', observe: true }),
+      // The same targets as a plain ordered route, without observe: the result carries nothing new.
+      activities.beginCall({ route: { targets: route.targets }, hasBudget: false, firstCaller: 'plain#1' }),
+    ]);
   });
 
   // The fake saw every request the measurements count.
@@ -116,8 +120,6 @@ test("a worker's attempts feed its measurements: beginCall shows the slow model 
   expect(answeredOnce!.latencyMs).toBeDefined();
   expect(begun.draw).toBeGreaterThanOrEqual(0);
   expect(begun.draw).toBeLessThan(1);
-  // The same calls, without observe: the result carries nothing new.
-  expect(await activities.beginCall({ route, hasBudget: false, firstCaller: 'plain#1' })).not.toHaveProperty(
-    'observations',
-  );
+  expect(plain).not.toHaveProperty('observations');
+  expect(plain).not.toHaveProperty('draw');
 });

@@ -181,6 +181,12 @@ describe('beginCall observations', () => {
         ],
       },
       outer: { strategy: 'fewest_failures', targets: [{ provider: 'a', model: 'slow' }, { route: 'pool' }] },
+      plain: {
+        targets: [
+          { provider: 'a', model: 'fast' },
+          { provider: 'a', model: 'slow' },
+        ],
+      },
     },
   });
 
@@ -233,7 +239,7 @@ describe('beginCall observations', () => {
     expect(result).not.toHaveProperty('firstAdmission');
   });
 
-  test('without observe: neither observations nor a draw, and nothing is read from the store', async () => {
+  test('a plain ordered route without observe: neither observations nor a draw, and nothing is read from the store', async () => {
     const { store } = storeAt();
     store.recordAnswer(fast, 80);
     const observe = jest.fn(() => ({ recentFailures: 0 }));
@@ -244,7 +250,7 @@ describe('beginCall observations', () => {
       observe,
       draw,
     });
-    const result = await beginCall({ route: 'pool', hasBudget: false, firstCaller: 'c#1' });
+    const result = await beginCall({ route: 'plain', hasBudget: false, firstCaller: 'c#1' });
     expect(Object.keys(result)).toEqual(['route']);
     expect(observe).not.toHaveBeenCalled();
     expect(draw).not.toHaveBeenCalled();
