@@ -131,6 +131,14 @@ test('a plan for a route the key may not use is refused as the call would be', a
 
     const noKey = await fetch(`${gateway.url}/v1/route`, { method: 'POST', body: '{}' });
     expect(noKey.status).toBe(401);
+
+    // The key's output ceiling holds for a plan as for a call: over it is refused, none asked gets the ceiling.
+    const capped = harness.keys.create({ routes: ['*'], maxOutputTokens: 16 }).key;
+    const over = await plan(gateway.url, capped, { model: 'support', messages: hello, max_tokens: 64 });
+    expect(over.status).toBe(400);
+    expect((over.body as ErrorBody).error.param).toBe('max_tokens');
+    const unasked = await plan(gateway.url, capped, { model: 'support', messages: hello });
+    expect((unasked.body as PlanBody).maxOutputTokens).toBe(16);
   });
   expect(harness.fake.requests).toHaveLength(0);
 });
