@@ -10,7 +10,11 @@ import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
 import { installWorkerRuntime, type MetricsSettings } from './metrics/worker-runtime';
 import { relayOriginsFromEnvironment } from './activities/relay-origins';
-import { createRouteRegistryReader, routeRefreshMsFromEnvironment } from './activities/route-registry-reader';
+import {
+  createRouteRegistryReader,
+  registryQuery,
+  routeRefreshMsFromEnvironment,
+} from './activities/route-registry-reader';
 import { routeRegistryWorkflowId } from './workflows/route-registry/definitions';
 import { bundleSwitchyardWorkflows } from './workflow-bundle';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
@@ -115,8 +119,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       ...(relayOrigins ? { relayOrigins } : {}),
       // One registry per calls' queue; its entity runs on the entities' queue like the breakers and ledgers.
       routeRegistry: createRouteRegistryReader({
-        client,
-        workflowId: routeRegistryWorkflowId(taskQueue),
+        read: registryQuery(client, routeRegistryWorkflowId(taskQueue)),
         refreshMs: routeRefreshMs,
       }),
     }),

@@ -34,10 +34,8 @@ export function routeRefreshMsFromEnvironment(): number {
 }
 
 export interface RouteRegistryReaderOptions {
-  /** The worker's own Temporal client. */
-  readonly client: Client;
-  /** The registry's workflow id (`routeRegistryWorkflowId(<calls' task queue>)`). */
-  readonly workflowId: string;
+  /** Reads the registry's current routes (see {@link registryQuery}); `{}` when there is no registry. */
+  readonly read: () => Promise<RuntimeRoutes>;
   /**
    * How long a copy is used before the next call reads the registry again, in milliseconds: a change reaches
    * every call that starts this long after it. 0 reads it for every call.
@@ -54,11 +52,30 @@ export interface RouteRegistryReader {
 }
 
 /**
- * A per-worker copy of the registry's current routes. A call finding its copy older than the refresh interval
- * waits for one read (shared by every call asking at that moment); every other call uses the copy as it is, so a
- * healthy call costs no registry round-trip. When a read fails the last copy stays in use (and is read again after
- * another interval); with no copy at all the failure goes to the caller, whose local activity is retried.
+ * Reads the current routes of the registry `workflowId` with the worker's client, within a few seconds; a registry
+ * that does not exist, or was terminated, has none.
  */
+export function registryQuery(client: Client, workflowId: string): () => Promise<RuntimeRoutes> {
+  // A terminated registry must read as "no runtime routes", not as its last state (and needs no replay).
+  const workflows = new WorkflowClient({
+    connection: client.connection,
+    namespace: client.options.namespace,
+    dataConverter: client.options.dataConverter,
+    identity: client.options.identity,
+    queryRejectCondition: 'NOT_OPEN',
+  });
+  return async () => {
+    try {
+      return await client.withDeadline(Date.now() + READ_DEADLINE_MS, () =>
+        workflows.getHandle(workflowId).query(currentQuery),
+      );
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || error instanceof QueryRejectedError) return {};
+      throw error;
+    }
+  };
+}
+
 /** The activity logger when a read runs inside an activity (it always does); silent otherwise. */
 function warn(message: string, attributes: Record<string, unknown>): void {
   try {
@@ -68,41 +85,31 @@ function warn(message: string, attributes: Record<string, unknown>): void {
   }
 }
 
+/**
+ * A per-worker copy of the registry's current routes. A call finding its copy older than the refresh interval
+ * waits for one read (shared by every call asking at that moment); every other call uses the copy as it is, so a
+ * healthy call costs no registry round-trip. When a read fails the last copy stays in use (and is read again after
+ * another interval); with no copy at all the failure goes to the caller, whose local activity is retried.
+ */
 export function createRouteRegistryReader(options: RouteRegistryReaderOptions): RouteRegistryReader {
   const refreshMs = options.refreshMs ?? DEFAULT_ROUTE_REFRESH_MS;
   const now = options.now ?? Date.now;
-  // A terminated registry must read as "no runtime routes", not as its last state (and needs no replay).
-  const workflows = new WorkflowClient({
-    connection: options.client.connection,
-    namespace: options.client.options.namespace,
-    dataConverter: options.client.options.dataConverter,
-    identity: options.client.options.identity,
-    queryRejectCondition: 'NOT_OPEN',
-  });
   let copy: { routes: RuntimeRoutes; readAtMs: number } | undefined;
   let reading: Promise<RuntimeRoutes> | undefined;
 
   async function read(): Promise<RuntimeRoutes> {
     const startedAtMs = now();
     try {
-      const routes = await options.client.withDeadline(startedAtMs + READ_DEADLINE_MS, () =>
-        workflows.getHandle(options.workflowId).query(currentQuery),
-      );
+      const routes = await options.read();
       copy = { routes, readAtMs: startedAtMs };
-      return routes;
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError || error instanceof QueryRejectedError) {
-        copy = { routes: {}, readAtMs: startedAtMs };
-        return copy.routes;
-      }
       if (!copy) throw error;
       warn('route registry unreadable: keeping the last copy of the runtime routes', {
-        workflowId: options.workflowId,
         error: error instanceof Error ? error.message : String(error),
       });
       copy = { routes: copy.routes, readAtMs: startedAtMs };
-      return copy.routes;
     }
+    return copy.routes;
   }
 
   return {
