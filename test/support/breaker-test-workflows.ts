@@ -28,6 +28,8 @@ export interface GatedCallResult {
   readonly admitted: boolean;
   readonly probe?: boolean;
   readonly retryAtMs?: number;
+  /** Denied because a provider's Retry-After pauses the target. */
+  readonly paused?: true;
   readonly outcome?: 'succeeded' | FailureClass;
 }
 
@@ -35,7 +37,12 @@ export async function gatedCallWorkflow(input: GatedCallInput): Promise<GatedCal
   const admission = await admitOnBreaker(input.route, input.target, input.attempt ?? 1, {
     force: input.force ?? false,
   });
-  if (!admission.admitted) return { admitted: false, retryAtMs: admission.retryAtMs };
+  if (!admission.admitted)
+    return {
+      admitted: false,
+      retryAtMs: admission.retryAtMs,
+      ...(admission.paused ? { paused: true } : {}),
+    };
   try {
     await callProvider.executeWithOptions(
       {
@@ -49,7 +56,12 @@ export async function gatedCallWorkflow(input: GatedCallInput): Promise<GatedCal
     return { admitted: true, probe: admission.probe, outcome: 'succeeded' };
   } catch (error) {
     const failure = classifyAttemptFailure(error);
-    await reportToBreaker(admission.ticket, { succeeded: false, failureClass: failure.failureClass });
+    const retryAfterMs = failure.details?.retryAfterMs;
+    await reportToBreaker(admission.ticket, {
+      succeeded: false,
+      failureClass: failure.failureClass,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
     if (failure.failureClass === 'cancelled') throw error;
     return { admitted: true, probe: admission.probe, outcome: failure.failureClass };
   }
