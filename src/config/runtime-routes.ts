@@ -189,5 +189,21 @@ export function checkRouteChange(
       'spec.targets',
     );
   }
+  // A route nesting this one counts its attempts too: the change must not take that route over the cap.
+  const changed = { ...routes, [name]: route };
+  for (const [other, otherSpec] of Object.entries(routes)) {
+    if (
+      other === name ||
+      !otherSpec.targets.some((target) => isNestedRouteTarget(target) && target.route === name)
+    )
+      continue;
+    const nestingTotal = routeAttemptTotal(otherSpec, changed);
+    if (nestingTotal > MAX_ATTEMPTS_CAP) {
+      throw new RouteChangeError(
+        `route "${other}" nests "${name}" and would make up to ${nestingTotal} attempts in total, over the cap of ${MAX_ATTEMPTS_CAP}`,
+        'spec.targets',
+      );
+    }
+  }
   return route;
 }

@@ -107,6 +107,26 @@ describe('checkRouteChange', () => {
     expect(refusal({ targets: [{ route: 'fresh' }] }).message).toContain('cannot nest itself');
   });
 
+  test('a change that takes a route nesting it over the cap is refused naming that route and its total', () => {
+    const routes = {
+      ...config.routes,
+      outer: RouteSpecSchema.parse({
+        targets: [{ route: 'pool' }, { provider: 'openai', model: 'large', retries: 5 }],
+      }),
+    };
+    // outer: pool's most (1 + 4) + large's 6 = 11.
+    const error = refusal({ targets: [{ provider: 'openai', model: 'small', retries: 4 }] }, 'pool', routes);
+    expect(error.message).toContain('route "outer" nests "pool" and would make up to 11 attempts in total');
+    expect(() =>
+      checkRouteChange(
+        config,
+        'pool',
+        { targets: [{ provider: 'openai', model: 'small', retries: 3 }] },
+        routes,
+      ),
+    ).not.toThrow();
+  });
+
   test('a bad name is refused as the name', () => {
     expect(refusal({ targets: [{ provider: 'openai', model: 'small' }] }, 'no spaces').field).toBe('name');
   });
