@@ -1,6 +1,8 @@
 // A worker's target measurements on a real dev server: real attempts feed them, beginCall hands them out.
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { temporal as proto } from '@temporalio/proto';
 import { Worker, type WorkflowBundlePath } from '@temporalio/worker';
+import type { BeginCallResult } from '../../src/activities';
 import { createActivities } from '../../src/activities';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { TargetObservations } from '../../src/activities/target-observations';
@@ -52,10 +54,13 @@ async function terminateBreakers(): Promise<void> {
   }
 }
 
-test("a worker's attempts feed its measurements: beginCall shows the slow model slower and the failing one failing", async () => {
+beforeEach(async () => {
+  fake.reset();
   await terminateBreakers();
-  fake.scriptAlways('gpt-secondary', { kind: 'answer', delayMs: SLOW_DELAY_MS });
-  fake.scriptAlways('claude-secondary', { kind: 'error', error: 'server_error' });
+});
+
+/** A worker on a fresh task queue whose activities measure into their own store (entities on the same queue). */
+async function observingWorker() {
   const taskQueue = uniqueName('observations');
   const store = new TargetObservations();
   const activities = createActivities({
@@ -72,6 +77,13 @@ test("a worker's attempts feed its measurements: beginCall shows the slow model 
     activities,
   });
   const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue, config });
+  return { worker, activities, switchyard };
+}
+
+test("a worker's attempts feed its measurements: beginCall shows the slow model slower and the failing one failing", async () => {
+  fake.scriptAlways('gpt-secondary', { kind: 'answer', delayMs: SLOW_DELAY_MS });
+  fake.scriptAlways('claude-secondary', { kind: 'error', error: 'server_error' });
+  const { worker, activities, switchyard } = await observingWorker();
   const route = {
     strategy: 'fastest' as const,
     targets: [
@@ -97,7 +109,7 @@ test("a worker's attempts feed its measurements: beginCall shows the slow model 
       },
       request,
     });
-    expect(failedOver.record.servedBy.model).toBe('claude-primary');
+    expect(failedOver.record.servedBy?.model).toBe('claude-primary');
     return Promise.all([
       activities.beginCall({ route, hasBudget: false, firstCaller: 'observations#1', observe: true }),
       // The same targets as a plain ordered route, without observe: the result carries nothing new.
@@ -122,4 +134,45 @@ test("a worker's attempts feed its measurements: beginCall shows the slow model 
   expect(begun.draw).toBeLessThan(1);
   expect(plain).not.toHaveProperty('observations');
   expect(plain).not.toHaveProperty('draw');
+});
+
+/** The result of the `beginCall` marker in a call's history. */
+function recordedBeginCall(events: readonly proto.api.history.v1.IHistoryEvent[]): BeginCallResult {
+  for (const event of events) {
+    const details = event.markerRecordedEventAttributes?.details;
+    const data = details?.data?.payloads?.[0]?.data;
+    const result = details?.result?.payloads?.[0]?.data;
+    if (data && result && JSON.parse(Buffer.from(data).toString('utf8')).activity_type === 'beginCall') {
+      return JSON.parse(Buffer.from(result).toString('utf8')) as BeginCallResult;
+    }
+  }
+  throw new Error('no beginCall marker in the history');
+}
+
+test('a fastest call records the measurements it ordered by, and its history replays on a worker that measured nothing', async () => {
+  fake.scriptAlways('gpt-secondary', { kind: 'answer', delayMs: SLOW_DELAY_MS });
+  const { worker, switchyard } = await observingWorker();
+  const route = {
+    strategy: 'fastest' as const,
+    targets: [
+      { provider: 'openai', model: 'gpt-secondary', timeoutMs: 10_000 },
+      { provider: 'openai', model: 'gpt-primary', timeoutMs: 10_000 },
+    ],
+  };
+  const { record } = await worker.runUntil(async () => {
+    await switchyard.generate({ route: only('openai', 'gpt-secondary'), request });
+    await switchyard.generate({ route: only('openai', 'gpt-primary'), request });
+    return switchyard.generate({ route, request });
+  });
+  expect(record.servedBy?.model).toBe('gpt-primary');
+
+  const history = await temporal.client.workflow.getHandle(record.workflowId).fetchHistory();
+  const begun = recordedBeginCall(history.events ?? []);
+  expect(begun.observations?.[0]?.latencyMs).toBeGreaterThanOrEqual(SLOW_DELAY_MS);
+  expect(begun.observations?.[1]?.latencyMs).toBeLessThan(begun.observations![0]!.latencyMs!);
+  expect(begun.draw).toBeGreaterThanOrEqual(0);
+  // Replay runs no activity: the order comes from the recorded numbers, so the same commands follow.
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: bundle }, history, record.workflowId),
+  ).resolves.toBeUndefined();
 });
