@@ -239,6 +239,19 @@ describe('beginCall observations', () => {
     expect(result).not.toHaveProperty('firstAdmission');
   });
 
+  test('a named route whose strategy reads measurements is observed though the call did not ask', async () => {
+    const { store } = storeAt();
+    store.recordAnswer(slow, 700);
+    const result = await beginCallWith(
+      store,
+      () => 0.5,
+    )({ route: 'pool', hasBudget: false, firstCaller: 'c#1' });
+    expect(result).toMatchObject({
+      observations: [{ recentFailures: 0 }, { latencyMs: 700, recentFailures: 0 }],
+      draw: 0.5,
+    });
+  });
+
   test('a plain ordered route without observe: neither observations nor a draw, and nothing is read from the store', async () => {
     const { store } = storeAt();
     store.recordAnswer(fast, 80);
