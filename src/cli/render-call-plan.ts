@@ -12,6 +12,11 @@ export function renderCallPlan(plan: CallPlan): string {
     ['max output', `${plan.maxOutputTokens} tokens`],
     ['deadline', plan.deadlineMs !== undefined ? `${plan.deadlineMs} ms` : 'none'],
     ['fails over on', plan.failoverOn.join(', ') || 'nothing'],
+    ['strategy', plan.explanation.strategy],
+    ['order', plan.explanation.reason],
+    ...plan.explanation.rejected.map(
+      (verdict) => ['rejected', `${verdict.candidate}: ${verdict.reason}`] as const,
+    ),
     ['worst case', `${formatUsd(worstCase)} USD if every planned attempt is made`],
   ]);
   const table = renderTable(
@@ -25,7 +30,7 @@ export function renderCallPlan(plan: CallPlan): string {
     ],
     plan.attempts.map((attempt) => [
       String(attempt.attempt),
-      `${attempt.provider}/${attempt.model}`,
+      `${attempt.provider}/${attempt.model}${attempt.via !== undefined ? ` (route:${attempt.via})` : ''}`,
       String(attempt.retry),
       String(attempt.timeoutMs),
       formatUsd(attempt.boundNanoUsd),

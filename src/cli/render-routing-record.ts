@@ -1,6 +1,6 @@
 // Renders a routing record, or the attempts so far, as terminal tables; money in USD. Pure.
 import { nanoToUsd } from '../routing/money';
-import type { AttemptRecord, RoutingRecord } from '../routing/routing-record';
+import type { AttemptRecord, RoutingExplanation, RoutingRecord } from '../routing/routing-record';
 import { renderFields, renderTable, type Column } from './text-table';
 
 /** Nano-USD as USD with six decimals: a millionth of a dollar is the smallest amount worth showing. */
@@ -50,6 +50,19 @@ export function renderAttemptsTable(attempts: readonly AttemptRecord[], emptyTex
   );
 }
 
+/** The explanation in short: the strategy's reason, and each rejection (skips are in the attempts table). */
+function explanationFields(
+  explanation: RoutingExplanation | undefined,
+): (readonly [label: string, value: string])[] {
+  if (!explanation) return [];
+  return [
+    ['why', explanation.reason],
+    ...explanation.rejected.map(
+      (verdict) => ['rejected', `${verdict.candidate}: ${verdict.reason}`] as const,
+    ),
+  ];
+}
+
 /**
  * The record's summary fields and its attempts table. `leadingFields` (e.g. the call's status) go first in
  * the same aligned block.
@@ -69,6 +82,7 @@ export function renderRoutingRecord(
     ['served by', servedBy],
     ['fallbacks', String(record.fallbacks)],
     ['total cost', `${formatUsd(record.totalCostNanoUsd)} USD${anyBound ? ' (includes bounds)' : ''}`],
+    ...explanationFields(record.explanation),
   ]);
   return `${fields}\n\n${renderAttemptsTable(record.attempts)}\n`;
 }

@@ -33,10 +33,17 @@ function resolveCallRoute(config: Config, call: RoutedCallInput): ResolvedRoute 
   }
 }
 
-/** What a call would do now, planned against `config`; needs no Temporal connection. */
+/**
+ * What a call would do now, planned against `config` (its order by the route's strategy or the call's `prefer`,
+ * its `require` applied); needs no Temporal connection, and has no worker's measurements.
+ */
 export function planRoutedCall(config: Config, input: RoutedCallInputValue): CallPlan {
   const validated = validateCallInput(input);
-  return planCall(resolveCallRoute(config, validated), validated.request, validated.deadlineMs);
+  return planCall(resolveCallRoute(config, validated), validated.request, {
+    ...(validated.deadlineMs !== undefined ? { deadlineMs: validated.deadlineMs } : {}),
+    ...(validated.prefer ? { prefer: validated.prefer } : {}),
+    ...(validated.require ? { require: validated.require } : {}),
+  });
 }
 
 /**
