@@ -101,3 +101,24 @@ test('a 429 without Retry-After pauses nothing: the next call on another route s
   expect(breaker.state.pausedUntilMs).toBeUndefined();
   expect(harness.fake.counters('gpt-primary').requests).toBe(2);
 });
+
+test('a patient call rate limited with a Retry-After walks again once the pause ends, not before', async () => {
+  harness.fake.script(
+    'gpt-primary',
+    { kind: 'error', error: 'rate_limited', retryAfterSeconds: 3 },
+    { times: 1 },
+  );
+  const patient = await harness.withWorker(
+    async (switchyard) => (await switchyard.generate({ route: onlyT, request, patienceMs: 60_000 })).record,
+  );
+  // The pause counts like an opening: round 2 starts when it ends (a one-second backoff would have met the
+  // pause, been skipped as paused, and needed a third round).
+  expect(patient.rounds).toBe(2);
+  expect(patient.attempts.map((attempt) => [attempt.round, attempt.failureClass ?? attempt.outcome])).toEqual(
+    [
+      [1, 'rate_limited'],
+      [2, 'succeeded'],
+    ],
+  );
+  expect(harness.fake.counters('gpt-primary').requests).toBe(2);
+});
