@@ -10,6 +10,7 @@ import {
 import type { Config } from '../config/config';
 import { loadConfigIfPresent } from '../config/load-config';
 import { resolveRoute, RouteResolutionError } from '../config/resolve-route';
+import { configWithRuntimeRoutes, type RuntimeRoutes } from '../config/runtime-routes';
 import { firstIssueField, prettifyIssues } from '../config/strict-object';
 import {
   DEFAULT_SCHEDULED_PATIENCE_MS,
@@ -42,6 +43,11 @@ export interface SchedulesOptions {
   readonly config?: Config;
   /** Config file to load when `config` is not given. */
   readonly configFile?: string;
+  /**
+   * The routes changed at runtime, overlaid on the config's when a schedule's route is checked (a route set at
+   * runtime may be scheduled; one deleted at runtime may not). @default none: the config's routes only
+   */
+  readonly runtimeRoutes?: () => Promise<RuntimeRoutes>;
 }
 
 export interface PauseOptions {
@@ -73,7 +79,7 @@ export class Schedules {
    * use is refused the same way.
    */
   async create(definition: ScheduleDefinitionInput): Promise<ScheduleView> {
-    const validated = this.validate(definition);
+    const validated = this.validate(definition, await this.runtimeRoutes());
     try {
       await this.client.schedule.create<typeof scheduledGenerationWorkflow>({
         scheduleId: validated.id,
@@ -152,11 +158,13 @@ export class Schedules {
     change: ScheduleChange | ((current: ScheduleDefinition) => ScheduleChange),
   ): Promise<ScheduleView> {
     await this.describeOwn(id);
+    const runtime = await this.runtimeRoutes();
     try {
       await this.handle(id).update<typeof scheduledGenerationWorkflow>((description) => {
         const current = scheduleDefinitionOf(description);
         const next = this.validate(
           applyScheduleChange(current, typeof change === 'function' ? change(current) : change),
+          runtime,
         );
         return {
           ...scheduleTiming(next),
@@ -205,7 +213,7 @@ export class Schedules {
   }
 
   /** Validates a definition (schema, then routes against the config) and gives its call a default patience. */
-  private validate(definition: ScheduleDefinitionInput): ScheduleDefinition {
+  private validate(definition: ScheduleDefinitionInput, runtime: RuntimeRoutes): ScheduleDefinition {
     const parsed = ScheduleDefinitionSchema.safeParse(definition);
     if (!parsed.success) {
       throw new InvalidRequestError(
@@ -214,7 +222,8 @@ export class Schedules {
       );
     }
     const validated = parsed.data;
-    const config = this.routeConfig();
+    const fileConfig = this.routeConfig();
+    const config = fileConfig && configWithRuntimeRoutes(fileConfig, runtime);
     if (config) {
       let route;
       try {
@@ -236,6 +245,12 @@ export class Schedules {
       ...validated,
       call: { ...validated.call, patienceMs: validated.call.patienceMs ?? DEFAULT_SCHEDULED_PATIENCE_MS },
     };
+  }
+
+  /** The routes changed at runtime, when the client reads them and there is a config to overlay them on. */
+  private async runtimeRoutes(): Promise<RuntimeRoutes> {
+    if (!this.options.runtimeRoutes || !this.routeConfig()) return {};
+    return this.options.runtimeRoutes();
   }
 
   /** The config to check routes against, loaded on first use; undefined when there is none to be had. */

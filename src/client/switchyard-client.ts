@@ -116,6 +116,7 @@ export class SwitchyardClient {
       client: options.client,
       taskQueue: this.taskQueue,
       ...(options.config ? { config: options.config } : {}),
+      runtimeRoutes: () => this.routes.recentRuntimeRoutes(),
     });
     this.routes = new Routes({
       client: options.client,

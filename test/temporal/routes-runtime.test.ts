@@ -138,6 +138,27 @@ test('deleting a route in use is refused naming its users; once unused it is hid
     expect(error.type).toBe('InvalidRequest');
     expect(error.message).toContain('unknown route "spare"');
     expect(harness.fake.counters('gpt-primary').requests).toBe(0);
+
+    // Schedules see the runtime routes too: a deleted route cannot be scheduled, one set only at runtime can.
+    const refusedSchedule = await switchyard.schedules
+      .create({
+        id: uniqueName('routes-hidden'),
+        every: '1h',
+        paused: true,
+        call: { route: 'spare', request },
+      })
+      .catch((error: unknown) => error);
+    expect(refusedSchedule).toBeInstanceOf(InvalidRequestError);
+    expect((refusedSchedule as InvalidRequestError).field).toBe('call.route');
+    await switchyard.routes.set('nightly-only', onOpenAI, { by: 'alice' });
+    const nightlyId = uniqueName('routes-runtime-only');
+    await switchyard.schedules.create({
+      id: nightlyId,
+      every: '1h',
+      paused: true,
+      call: { route: 'nightly-only', request },
+    });
+    await switchyard.schedules.delete(nightlyId);
   });
 });
 
