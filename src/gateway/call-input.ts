@@ -51,6 +51,7 @@ export function prepareCall(options: {
   readonly surface: Surface;
   readonly parsed: SurfaceRequest;
   readonly key: StoredKey;
+  /** The routes in effect now (the config's with the runtime changes overlaid): a route it lacks is a 404. */
   readonly config: Config;
   readonly idempotencyKey: string | undefined;
   /** The routed call's whole-call deadline, in milliseconds. */

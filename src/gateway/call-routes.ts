@@ -2,10 +2,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutedCallHandle, SwitchyardClient } from '../client/switchyard-client';
-import type { Config } from '../config/config';
 import type { RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall, type PreparedCall } from './call-input';
+import type { GatewayRoutes } from './gateway-routes';
 import type { StoredKey } from './gateway-key';
 import type { KeyPolicy } from './key-policy';
 import { CallerPresence } from './caller-presence';
@@ -27,7 +27,8 @@ const WAIT_GRACE_MS = 15_000;
 
 export interface CallRoutesOptions {
   readonly switchyard: SwitchyardClient;
-  readonly config: Config;
+  /** The routes requests may name: the config's with the runtime changes overlaid. */
+  readonly routes: GatewayRoutes;
   readonly hub: RelayHub;
   /** The routed call's whole-call deadline, in milliseconds. */
   readonly callTimeoutMs: number;
@@ -87,7 +88,7 @@ export interface CallRoutes {
  * checked key.
  */
 export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): CallRoutes {
-  const { switchyard, config, hub, callTimeoutMs } = options;
+  const { switchyard, routes, hub, callTimeoutMs } = options;
   const closing = new AbortController();
 
   /** Waits for the call within the request's time; a call still running after it is a 504 that names it. */
@@ -166,7 +167,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       surface,
       parsed,
       key,
-      config,
+      config: await routes.current(),
       idempotencyKey: header(request, 'idempotency-key'),
       deadlineMs: callTimeoutMs,
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),

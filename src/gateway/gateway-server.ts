@@ -9,6 +9,7 @@ import { answerErrorsInSurfaceShape } from './error-reply';
 import { requireGatewayKey } from './gateway-authentication';
 import { addKeysHealth } from './gateway-health';
 import { ALL_ROUTES, type StoredKey } from './gateway-key';
+import { clientRuntimeRoutes, createGatewayRoutes } from './gateway-routes';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { KeyConcurrency } from './key-concurrency';
 import type { KeyPolicy } from './key-policy';
@@ -23,8 +24,17 @@ import { registerResponsesRoutes } from './responses-routes';
 export interface GatewayOptions {
   /** Starts and reads the routed calls; give it the config so unknown routes are refused before starting. */
   readonly switchyard: SwitchyardClient;
-  /** The routes (and default route) the gateway offers. */
+  /**
+   * The routes (and default route) the gateway offers, with the routes changed at runtime overlaid (read through
+   * `switchyard.routes`, at most once per `routeRefreshMs`).
+   */
   readonly config: Config;
+  /**
+   * How long the gateway uses its copy of the runtime routes before reading the registry again, in milliseconds: a
+   * route set or deleted at runtime reaches the gateway's requests this long after the change at most.
+   * @default `SWITCHYARD_ROUTE_REFRESH_MS`, else 2000
+   */
+  readonly routeRefreshMs?: number;
   readonly keys: KeyStore;
   /** Rules every key is held to on every request, so a key added by hand cannot slip past them. @default none */
   readonly keyPolicy?: KeyPolicy;
@@ -157,22 +167,27 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.maxConcurrentRequestsPerKey ?? DEFAULT_MAX_CONCURRENT_REQUESTS_PER_KEY,
   );
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const routes = createGatewayRoutes({
+    config,
+    read: clientRuntimeRoutes(switchyard),
+    ...(options.routeRefreshMs !== undefined ? { refreshMs: options.routeRefreshMs } : {}),
+  });
   let callRoutes: CallRoutes | undefined;
   await app.register(async (scope) => {
     requireGatewayKey(scope, keys, concurrency);
     callRoutes = registerCallRoutes(scope, {
       switchyard,
-      config,
+      routes,
       hub,
       callTimeoutMs,
       onWorkflow: (request, workflowId) => workflowOf.set(request, workflowId),
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });
-    registerModelsRoute(scope, config);
+    registerModelsRoute(scope, routes);
     registerResponsesRoutes(scope, switchyard);
     registerPlanRoute(scope, {
       switchyard,
-      config,
+      routes,
       callTimeoutMs,
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });

@@ -2,11 +2,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { planRoutedCall } from '../client/call-input';
 import type { SwitchyardClient } from '../client/switchyard-client';
-import type { Config } from '../config/config';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall } from './call-input';
 import { gatewayKeyOf } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
+import type { GatewayRoutes } from './gateway-routes';
 import type { KeyPolicy } from './key-policy';
 import { openAISurface } from './openai-surface';
 import { withItemReferences } from './responses-item-references';
@@ -23,7 +23,8 @@ const PLAN_SURFACES: Readonly<Record<string, Surface>> = {
 
 export interface PlanRouteOptions {
   readonly switchyard: SwitchyardClient;
-  readonly config: Config;
+  /** The routes a plan may name: the config's with the runtime changes overlaid, so a plan reads the runtime spec. */
+  readonly routes: GatewayRoutes;
   /** The routed call's whole-call deadline, in milliseconds: the plan's deadline is the same as a call's. */
   readonly callTimeoutMs: number;
   /** Rules every key is held to on every request (a required budget scope). @default none */
@@ -51,7 +52,7 @@ function planSurface(request: FastifyRequest): Surface {
  * `switchyard plan` prints: nothing is started and no provider is asked.
  */
 export function registerPlanRoute(scope: FastifyInstance, options: PlanRouteOptions): void {
-  const { switchyard, config } = options;
+  const { switchyard, routes } = options;
   scope.post('/v1/route', async (request) => {
     const surface = planSurface(request);
     const key = gatewayKeyOf(request);
@@ -66,6 +67,7 @@ export function registerPlanRoute(scope: FastifyInstance, options: PlanRouteOpti
         request: { ...parsed.request, messages: [...before, ...parsed.request.messages] },
       };
     }
+    const config = await routes.current();
     const prepared = prepareCall({
       surface,
       parsed,
