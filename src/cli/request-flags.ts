@@ -86,6 +86,22 @@ export const CALL_FLAGS = {
   },
 } as const satisfies FlagTable;
 
+/** What a call asks of its route's order, shared by `call` and `plan` ([routing](../../docs/routing.md)). */
+export const ROUTING_FLAGS = {
+  prefer: {
+    type: 'string',
+    valueName: '<cost|latency|reliability>',
+    description:
+      "order the route's candidates by this instead of its strategy: cheapest, fastest or fewest failures first",
+  },
+  require: {
+    type: 'string',
+    valueName: '<json>',
+    description:
+      'reject targets that fall short, as JSON: {"capabilities":["tools"],"maxLatencyMs":5000,"maxCostUsd":0.01}',
+  },
+} as const satisfies FlagTable;
+
 /** Call-input fields and the flag that sets each, so a refused request names what to change. */
 const FLAG_BY_FIELD: readonly (readonly [field: string, flag: string])[] = [
   ['request.messages', 'the prompt'],
@@ -98,6 +114,8 @@ const FLAG_BY_FIELD: readonly (readonly [field: string, flag: string])[] = [
   ['deadlineMs', '--deadline-ms'],
   ['maxCostUsd', '--max-cost-usd'],
   ['patienceMs', '--patience'],
+  ['prefer', '--prefer'],
+  ['require', '--require'],
 ];
 
 /** The flag (or `the prompt`) behind a call-input field path such as `request.temperature`. */
@@ -176,6 +194,29 @@ export function readCallFlags(parsed: ParsedArguments): CallFlagValues {
   return patienceMs !== undefined ? { patienceMs } : {};
 }
 
+/** `--prefer` and `--require` as given; their values are the call schema's to check, so a refusal names the field. */
+export interface RoutingFlagValues {
+  readonly prefer?: string;
+  readonly require?: unknown;
+}
+
+export function readRoutingFlags(parsed: ParsedArguments): RoutingFlagValues {
+  const prefer = nonEmptyFlag('prefer', stringFlag(parsed, 'prefer'));
+  const raw = nonEmptyFlag('require', stringFlag(parsed, 'require'));
+  let require: unknown;
+  if (raw !== undefined) {
+    try {
+      require = JSON.parse(raw) as unknown;
+    } catch (error) {
+      throw new UsageError(`--require is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  return {
+    ...(prefer !== undefined ? { prefer } : {}),
+    ...(require !== undefined ? { require } : {}),
+  };
+}
+
 /** The request the content describes: the prompt (images first, then its text) as the one user message. */
 function requestOf(content: string | RequestContent): RoutedCallInputValue['request'] {
   if (typeof content === 'string') return { messages: [{ role: 'user', content }] };
@@ -201,6 +242,7 @@ export function buildCallInput(
   flags: RequestFlagValues & Pick<ConversationFlagValues, 'stopSequences'>,
   content: string | RequestContent,
   callFlags: CallFlagValues = {},
+  routing: RoutingFlagValues = {},
 ): RoutedCallInputValue {
   const { system, route, budget, maxOutputTokens, temperature, deadlineMs, maxCostUsd, stopSequences } =
     flags;
@@ -217,6 +259,8 @@ export function buildCallInput(
     ...(deadlineMs !== undefined ? { deadlineMs } : {}),
     ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(callFlags.patienceMs !== undefined ? { patienceMs: callFlags.patienceMs } : {}),
+    ...(routing.prefer !== undefined ? { prefer: routing.prefer as RoutedCallInputValue['prefer'] } : {}),
+    ...(routing.require !== undefined ? { require: routing.require as RoutedCallInputValue['require'] } : {}),
     stream: flags.stream,
   };
 }

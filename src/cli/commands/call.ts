@@ -19,10 +19,12 @@ import {
   CALL_FLAGS,
   CONVERSATION_FLAGS,
   readCallFlags,
+  readRoutingFlags,
   readConversationFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
+  ROUTING_FLAGS,
   validateCommandInput,
 } from '../request-flags';
 import { untilInterrupted } from '../until-interrupted';
@@ -40,6 +42,7 @@ const OUTPUT_FLAGS = {
 const FLAGS = {
   ...REQUEST_FLAGS,
   ...CONVERSATION_FLAGS,
+  ...ROUTING_FLAGS,
   ...CALL_FLAGS,
   ...OUTPUT_FLAGS,
   ...GLOBAL_FLAGS,
@@ -66,6 +69,7 @@ const HELP = renderHelp({
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
     { title: 'Conversation', flags: CONVERSATION_FLAGS },
+    { title: 'Routing', flags: ROUTING_FLAGS },
     { title: 'Call', flags: { ...CALL_FLAGS, ...OUTPUT_FLAGS } },
     { title: 'Global', flags: GLOBAL_FLAGS },
   ],
@@ -121,6 +125,7 @@ export const callCommand: Command = {
     }
     const requestFlags = { ...readRequestFlags(parsed), ...readConversationFlags(parsed) };
     const callFlags = readCallFlags(parsed);
+    const routingFlags = readRoutingFlags(parsed);
     const content = await readRequestContent({
       positionals: parsed.positionals,
       file: stringFlag(parsed, 'file'),
@@ -136,7 +141,7 @@ export const callCommand: Command = {
     const { checkCallAgainstConfig } =
       require('../../client/call-input') as typeof import('../../client/call-input');
     const input = validateCommandInput(
-      buildCallInput(requestFlags, content, callFlags),
+      buildCallInput(requestFlags, content, callFlags, routingFlags),
       content,
       requestFlags,
     );

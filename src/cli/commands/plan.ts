@@ -12,10 +12,12 @@ import {
   CALL_FLAGS,
   CONVERSATION_FLAGS,
   readCallFlags,
+  readRoutingFlags,
   readConversationFlags,
   readIdempotencyKey,
   readRequestFlags,
   REQUEST_FLAGS,
+  ROUTING_FLAGS,
   validateCommandInput,
 } from '../request-flags';
 
@@ -30,6 +32,7 @@ const OUTPUT_FLAGS = {
 const FLAGS = {
   ...REQUEST_FLAGS,
   ...CONVERSATION_FLAGS,
+  ...ROUTING_FLAGS,
   ...CALL_FLAGS,
   ...OUTPUT_FLAGS,
   ...GLOBAL_FLAGS,
@@ -38,7 +41,8 @@ const FLAGS = {
 const HELP = renderHelp({
   usage: ['switchyard plan [options] [prompt | -]', 'switchyard plan [options] --request <path|->'],
   description: [
-    "Shows what a routed call would do now: which targets it would try in which order, each attempt's",
+    "Shows what a routed call would do now: which targets it would try in which order and why (the route's",
+    "strategy or --prefer; targets --require rejects, with the reason), each attempt's",
     'timeout and worst-case cost (the amount reserved on the budget before the attempt). Reads only the',
     'config file; calls no provider and needs no Temporal server. The prompt only sizes the input-token',
     'estimate: give it as the argument, with --file, or as "-" for stdin; without one a short placeholder is used.',
@@ -50,6 +54,7 @@ const HELP = renderHelp({
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
     { title: 'Conversation', flags: CONVERSATION_FLAGS },
+    { title: 'Routing', flags: ROUTING_FLAGS },
     { title: 'Output', flags: OUTPUT_FLAGS },
     { title: 'Global', flags: GLOBAL_FLAGS },
   ],
@@ -57,6 +62,7 @@ const HELP = renderHelp({
     'switchyard plan --route support',
     'switchyard plan --file long-report.md --max-output-tokens 4000 --json',
     'switchyard plan --request conversation.json --route support',
+    'switchyard plan --route support --prefer cost --require \'{"capabilities":["tools"]}\'',
     'switchyard plan --config ./staging.config.json --route \'{"targets":[{"provider":"openai","model":"gpt-4o-mini"}]}\'',
   ],
   notes: [EXIT_CODES_NOTE],
@@ -70,6 +76,7 @@ export const planCommand: Command = {
     const globals = readGlobalOptions(parsed);
     readIdempotencyKey(parsed);
     readCallFlags(parsed);
+    const routingFlags = readRoutingFlags(parsed);
     const requestFlags = { ...readRequestFlags(parsed), ...readConversationFlags(parsed) };
     const content = await readRequestContent({
       positionals: parsed.positionals,
@@ -85,7 +92,11 @@ export const planCommand: Command = {
     // The schemas (zod) load here, not with the module: `plan --help` needs none of them.
     const { planRoutedCall } = require('../../client/call-input') as typeof import('../../client/call-input');
     const { loadConfig } = require('../../config/load-config') as typeof import('../../config/load-config');
-    const input = validateCommandInput(buildCallInput(requestFlags, content), content, requestFlags);
+    const input = validateCommandInput(
+      buildCallInput(requestFlags, content, {}, routingFlags),
+      content,
+      requestFlags,
+    );
     const plan = planRoutedCall(loadConfig(globals.configFile), input);
     io.stdout.write(
       booleanFlag(parsed, 'json') ? `${JSON.stringify(plan, null, 2)}\n` : renderCallPlan(plan),
