@@ -101,10 +101,11 @@ export function planCall(
   const planned: PlannedAttempt[] = [];
   for (const candidate of order.candidates) {
     for (const targetIndex of candidate.targetIndexes) {
-      for (let retry = 0; retry <= route.targets[targetIndex]!.retries; retry += 1) {
-        planned.push({ targetIndex, retry });
-      }
-      if (!skips[targetIndex]) break;
+      // A target passed over inside a nested route is one entry; a route's own keeps its retries' entries.
+      const passedOver = skips[targetIndex] !== undefined;
+      const retries = passedOver && candidate.route !== undefined ? 0 : route.targets[targetIndex]!.retries;
+      for (let retry = 0; retry <= retries; retry += 1) planned.push({ targetIndex, retry });
+      if (!passedOver) break;
     }
   }
   return {

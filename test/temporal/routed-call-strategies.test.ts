@@ -40,12 +40,13 @@ function strategiesConfig(config: Config): Config {
       ...config.routes,
       pool: {
         targets: [
-          target('anthropic', 'claude-secondary'),
+          { ...target('anthropic', 'claude-secondary'), retries: 2 },
           target('anthropic', 'claude-primary'),
           gptSecondary,
         ],
       },
-      nested: { targets: [{ route: 'pool' }, gptPrimary] },
+      // Three attempts: a target passed over inside the nested route takes one, not its retries' too.
+      nested: { targets: [{ route: 'pool' }, gptPrimary], maxAttempts: 3 },
     },
   });
 }

@@ -170,8 +170,10 @@ export class RouteWalk {
     candidate: OrderedCandidate,
     slots: { used: number },
   ): Promise<RoutedCallResult | undefined> {
+    // Inside a nested route a target passed over takes one slot, so the route's next target still gets its turn.
+    const skipTakesRetries = candidate.route === undefined;
     for (const targetIndex of candidate.targetIndexes) {
-      const ran = await this.walkTarget(targetIndex, slots);
+      const ran = await this.walkTarget(targetIndex, slots, skipTakesRetries);
       // A nested route passes over a target it cannot use now and asks its next; one that ran is its turn.
       if (ran === 'skippedFirst') continue;
       return ran === 'failed' ? undefined : ran;
@@ -181,12 +183,14 @@ export class RouteWalk {
 
   /**
    * A target and its retries. `skippedFirst`: passed over before any request; `failed`: failed over (or passed
-   * over on a retry) or out of attempts. Each planned attempt takes a slot of `maxAttempts`, and a target passed
-   * over gives up the slots of its retries too, as the fixed plan of ordered routes always did.
+   * over on a retry) or out of attempts. Each planned attempt takes a slot of `maxAttempts`; with
+   * `skipTakesRetries`, a target passed over gives up the slots of its retries too, as the fixed plan of ordered
+   * routes always did (their recorded histories depend on it).
    */
   private async walkTarget(
     targetIndex: number,
     slots: { used: number },
+    skipTakesRetries: boolean,
   ): Promise<RoutedCallResult | 'skippedFirst' | 'failed'> {
     const { retries } = this.route.targets[targetIndex]!;
     for (let retry = 0; retry <= retries; retry += 1) {
@@ -196,7 +200,7 @@ export class RouteWalk {
       const result = await this.tryTarget({ targetIndex, retry });
       if (result === 'skipped') {
         // A target passed over by its breaker or the budget is not asked again for its retries.
-        slots.used = Math.min(this.route.maxAttempts, slots.used + retries - retry);
+        if (skipTakesRetries) slots.used = Math.min(this.route.maxAttempts, slots.used + retries - retry);
         return retry === 0 ? 'skippedFirst' : 'failed';
       }
       if (result) return result;

@@ -20,7 +20,7 @@ const config = parseConfig({
   routes: {
     pool: {
       targets: [
-        { provider: 'openai', model: 'small' },
+        { provider: 'openai', model: 'small', retries: 2 },
         { provider: 'openai', model: 'cheap', retries: 1 },
         { provider: 'openai', model: 'dear' },
       ],
@@ -49,7 +49,8 @@ test("cheapest with a nested route: the pool leads at its cheapest target, tried
     ),
     rejected: [],
   });
-  // small is passed over (its window) and cheap runs with its retry; the pool's dear is not planned.
+  // small is passed over (its window: one entry, not its retries) and cheap runs with its retry; the pool's dear
+  // is not planned.
   expect(attempts(plan)).toEqual([
     ['small', 0, 'pool', 'context_window'],
     ['cheap', 0, 'pool', undefined],
@@ -85,6 +86,8 @@ test('a plain ordered route plans as before: declared order, each target with it
   expect(plan.deadlineMs).toBe(30_000);
   expect(attempts(plan).map(([model, retry]) => [model, retry])).toEqual([
     ['small', 0],
+    ['small', 1],
+    ['small', 2],
     ['cheap', 0],
     ['cheap', 1],
     ['dear', 0],
