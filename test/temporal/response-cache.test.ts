@@ -61,7 +61,9 @@ test('a hit sends no request and charges nothing, also when the budget scope is 
     fallbacks: 0,
     attempts: [],
     servedBy: { provider: 'openai', model: 'gpt-primary', targetIndex: 0 },
+    explanation: { chosen: 'openai/gpt-primary', considered: [], rejected: [], skipped: [] },
   });
+  expect(hit.record.explanation?.reason).toContain(`the answer ${first.record.workflowId} paid for`);
   expect(harness.fake.counters('gpt-primary').requests).toBe(1);
   expect(snapshot.spentNanoUsd).toBe(bound);
   expect(snapshot.openReservations).toHaveLength(0);

@@ -84,6 +84,16 @@ function hitRecord(route: ResolvedRoute, entry: CachedAnswer): RoutingRecord {
     route: route.name,
     ...(route.version !== undefined ? { routeVersion: route.version } : {}),
     cache: 'hit',
+    explanation: {
+      strategy: route.strategy ?? 'ordered',
+      considered: [],
+      ...(entry.servedBy ? { chosen: `${entry.servedBy.provider}/${entry.servedBy.model}` } : {}),
+      reason:
+        `served from the response cache: the answer ${entry.storedBy} paid for at ` +
+        `${new Date(entry.storedAtMs).toISOString()}; nothing was sent`,
+      rejected: [],
+      skipped: [],
+    },
     workflowId: workflowInfo().workflowId,
     ...(entry.servedBy ? { servedBy: entry.servedBy } : {}),
     fallbacks: 0,
