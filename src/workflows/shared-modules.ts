@@ -17,6 +17,7 @@ import * as schedule from '../config/schedule';
 import * as budget from '../config/budget';
 import * as breakerDefinitions from './breaker/definitions';
 import * as ledgerDefinitions from './ledger/ledger-definitions';
+import * as responseCacheDefinitions from './response-cache/definitions';
 import '../routing/attempt-cost';
 import '../routing/attempt-plan';
 import '../routing/breaker-admission';
@@ -58,6 +59,7 @@ for (const module of [
   budget,
   breakerDefinitions,
   ledgerDefinitions,
+  responseCacheDefinitions,
 ]) {
   for (const key of Object.keys(module))
     freezeSchemasShallowly((module as Record<string, unknown>)[key], seen);
