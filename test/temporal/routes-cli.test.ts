@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RouteDetails } from '../../src/client/routes';
 import type { CommandIo } from '../../src/cli/command-io';
+import type { Command } from '../../src/cli/command';
+import { callCommand } from '../../src/cli/commands/call';
 import { routesCommand } from '../../src/cli/commands/routes';
 import { ExitCode } from '../../src/cli/exit-codes';
 import { reportError } from '../../src/cli/report-error';
@@ -21,8 +23,13 @@ beforeAll(async () => {
 });
 afterAll(async () => harness?.close());
 
-/** Runs `switchyard routes <argv>` in-process against the dev server, the harness's config and `taskQueue`. */
-async function routes(taskQueue: string, argv: readonly string[], stdinText?: string) {
+/** Runs `switchyard routes <argv>` (or `command`) in-process against the dev server, the harness's config and `taskQueue`. */
+async function routes(
+  taskQueue: string,
+  argv: readonly string[],
+  stdinText?: string,
+  command: Command = routesCommand,
+) {
   let out = '';
   let err = '';
   const io: CommandIo = {
@@ -47,10 +54,10 @@ async function routes(taskQueue: string, argv: readonly string[], stdinText?: st
   ];
   let code: ExitCode;
   try {
-    code = await routesCommand.run(fullArgv, io);
+    code = await command.run(fullArgv, io);
   } catch (error) {
     // As the dispatcher reports what a command throws.
-    code = reportError(error, 'routes', io);
+    code = reportError(error, command.name, io);
   }
   return { code, out, err };
 }
@@ -96,6 +103,10 @@ test('set from a file and from stdin, list, show the audit trail, refusals, dele
     const fromStdin = { targets: [{ provider: 'openai', model: 'gpt-secondary' }] };
     const again = await routes(taskQueue, ['set', 'cheap', '--spec', '-'], JSON.stringify(fromStdin));
     expect(again).toMatchObject({ code: ExitCode.ok, out: 'route cheap set: version 2\n' });
+    // A route only set at runtime is called by name: the config lacks it, the runtime routes have it.
+    const called = await routes(taskQueue, ['hi', '--route', 'cheap'], undefined, callCommand);
+    expect(called.code).toBe(ExitCode.ok);
+    expect(called.err).toContain('openai/gpt-secondary');
 
     const listed = await routes(taskQueue, ['list']);
     expect(listed.code).toBe(ExitCode.ok);

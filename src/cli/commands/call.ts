@@ -64,7 +64,8 @@ const HELP = renderHelp({
     '"[tool call <name> <id>] <arguments>"; its reasoning as a summary line on stderr (--json has it whole).',
     'Ctrl-C stops waiting (exit 130); the call itself goes on, and "switchyard show <id>" reads it later.',
     'The config (--config, SWITCHYARD_CONFIG, else ./switchyard.config.json if present) is read as for "plan":',
-    'a call it refuses (an unknown route, a missing required budget) exits 2 before anything starts.',
+    'a call it refuses (a bad inline route, a missing required budget) exits 2 before anything starts. A route',
+    'name the config lacks is looked up among the routes set at runtime once connected (exit 2 if unknown).',
   ],
   sections: [
     { title: 'Request', flags: REQUEST_FLAGS },
@@ -160,7 +161,11 @@ export const callCommand: Command = {
     const { loadConfigIfPresent } =
       require('../../config/load-config') as typeof import('../../config/load-config');
     const config = loadConfigIfPresent(globals.configFile);
-    if (config) checkCallAgainstConfig(config, input);
+    // A route name the config lacks may have been set at runtime (switchyard routes): the client looks it up among
+    // the runtime routes once connected, and refuses it there (exit 2) if it is not one either.
+    const runtimeOnly =
+      typeof input.route === 'string' && config && !Object.hasOwn(config.routes, input.route);
+    if (config && !runtimeOnly) checkCallAgainstConfig(config, input);
 
     // Loaded after the arguments are checked: the connection brings the native worker runtime (a second or
     // more), which a mistyped flag should not wait for.

@@ -39,11 +39,18 @@ test('a config named by SWITCHYARD_CONFIG must load too', async () => {
   expect(code).toBe(ExitCode.config);
 });
 
+test('plan refuses a route the config lacks before connecting; call looks it up among the runtime routes', async () => {
+  const planned = await run(['plan', 'hi', '--config', configFile, '--route', 'nope', ...NOWHERE]);
+  expect({ code: planned.code, out: planned.out }).toEqual({ code: ExitCode.usage, out: '' });
+  expect(planned.err).toContain(
+    'switchyard plan: invalid request at route (--route): unknown route "nope" (configured: support, cheap)',
+  );
+  // A route set at runtime is known only to Temporal: call connects to ask (here nothing listens).
+  const called = await run(['call', 'hi', '--config', configFile, '--route', 'nope', ...NOWHERE]);
+  expect(called.code).toBe(ExitCode.temporalUnreachable);
+}, 60_000);
+
 test.each([
-  {
-    argv: ['--route', 'nope'],
-    says: 'invalid request at route (--route): unknown route "nope" (configured: support, cheap)',
-  },
   {
     argv: ['--route', '{"targets":[{"provider":"openai","model":"gpt-9"}]}'],
     says: 'invalid request at route.targets.0.model (--route): provider "openai" has no model "gpt-9"',
