@@ -4,6 +4,7 @@ import {
   ActivityFailure,
   CancellationScope,
   condition,
+  isCancellation,
   log,
   proxyLocalActivities,
   setHandler,
@@ -164,7 +165,7 @@ export async function cachedCall(
         leaseMs: lease,
       });
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
       // The cache only saves money: when its entry cannot be reached, the call goes to the provider uncached.
       log.warn('response cache unreachable; calling without it', { error: error.message });
       return undefined;
