@@ -95,5 +95,6 @@ export function routingBody(routing: RoutingSummary | undefined): Record<string,
     ...(routing.servedBy !== undefined ? { served_by: routing.servedBy } : {}),
     ...(routing.fallbacks !== undefined ? { fallbacks: routing.fallbacks } : {}),
     ...(routing.costUsd !== undefined ? { cost_usd: routing.costUsd } : {}),
+    ...(routing.cache !== undefined ? { cache: routing.cache } : {}),
   };
 }

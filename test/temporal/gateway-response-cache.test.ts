@@ -29,13 +29,17 @@ test('a cached route answers the second identical request from the cache; the he
       });
     const miss = await ask('cached');
     const hit = await ask('cached');
-    const hitBody = (await hit.json()) as { choices: { message: { content: string } }[] };
+    const hitBody = (await hit.json()) as {
+      choices: { message: { content: string } }[];
+      switchyard: { cache?: string; cost_usd?: number };
+    };
     expect(miss.headers.get('x-switchyard-cache')).toBe('miss');
     expect(hit.status).toBe(200);
     expect(hit.headers.get('x-switchyard-cache')).toBe('hit');
     expect(hit.headers.get('x-switchyard-cost-usd')).toBe('0.000000000');
     expect(hit.headers.get('x-switchyard-served-by')).toBe('openai/gpt-primary');
     expect(hitBody.choices[0]!.message.content).toBe('a timer that survives restarts');
+    expect(hitBody.switchyard).toMatchObject({ cache: 'hit', cost_usd: 0 });
     expect(harness.fake.counters('gpt-primary').requests).toBe(1);
 
     // Off for one call on the cached route: no cache header, a request sent.
