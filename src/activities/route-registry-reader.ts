@@ -89,7 +89,10 @@ function warn(message: string, attributes: Record<string, unknown>): void {
  * A per-worker copy of the registry's current routes. A call finding its copy older than the refresh interval
  * waits for one read (shared by every call asking at that moment); every other call uses the copy as it is, so a
  * healthy call costs no registry round-trip. When a read fails the last copy stays in use (and is read again after
- * another interval); with no copy at all the failure goes to the caller, whose local activity is retried.
+ * another interval) and a warning is logged. With no copy yet, an empty one is used for that interval: calls resolve
+ * against the config's routes alone rather than wait on the registry and fail. That fails open: during a registry
+ * outage a worker that never read it serves a config route deleted at runtime, and a route set only at runtime is
+ * unknown to it.
  */
 export function createRouteRegistryReader(options: RouteRegistryReaderOptions): RouteRegistryReader {
   const refreshMs = options.refreshMs ?? DEFAULT_ROUTE_REFRESH_MS;
@@ -103,11 +106,18 @@ export function createRouteRegistryReader(options: RouteRegistryReaderOptions): 
       const routes = await options.read();
       copy = { routes, readAtMs: startedAtMs };
     } catch (error) {
-      if (!copy) throw error;
-      warn('route registry unreadable: keeping the last copy of the runtime routes', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      copy = { routes: copy.routes, readAtMs: startedAtMs };
+      const message = error instanceof Error ? error.message : String(error);
+      if (copy) {
+        warn('route registry unreadable: keeping the last copy of the runtime routes', { error: message });
+        copy = { routes: copy.routes, readAtMs: startedAtMs };
+      } else {
+        // Fail open: calls on the config's routes must not wait on (and fail with) an unreachable registry.
+        warn(
+          'route registry unreadable and no copy of the runtime routes yet: using the config routes alone until the next read',
+          { error: message },
+        );
+        copy = { routes: {}, readAtMs: startedAtMs };
+      }
     }
     return copy.routes;
   }

@@ -66,15 +66,37 @@ export function effectiveRoutes(config: Config, runtime: RuntimeRoutes): Record<
   return routes;
 }
 
+/** Called for a runtime route left out of the overlay because its stored spec no longer parses. */
+export type UnparseableRuntimeRoute = (name: string, version: number, problem: string) => void;
+
+function warnUnparseable(name: string, version: number, problem: string): void {
+  console.warn(
+    `runtime route "${name}" (version ${version}) no longer parses as a route and is left out: ${problem}`,
+  );
+}
+
 /**
  * The config with the runtime routes overlaid: what a worker resolves calls against. A stored spec is parsed
- * again so that a field added since it was stored gets its default.
+ * again so that a field added since it was stored gets its default. Each runtime route is parsed on its own: one
+ * whose stored spec the current schema refuses is left out (calls naming it are refused as an unknown route) and
+ * reported to `onUnparseable`, so the other routes keep working.
+ * @param onUnparseable @default a warning on the console
  */
-export function configWithRuntimeRoutes(config: Config, runtime: RuntimeRoutes): Config {
+export function configWithRuntimeRoutes(
+  config: Config,
+  runtime: RuntimeRoutes,
+  onUnparseable: UnparseableRuntimeRoute = warnUnparseable,
+): Config {
   if (Object.keys(runtime).length === 0) return config;
   const routes: Record<string, RouteSpec> = {};
   for (const [name, route] of Object.entries(effectiveRoutes(config, runtime))) {
-    routes[name] = route.source === 'config' ? route.spec : RouteSpecSchema.parse(route.spec);
+    if (route.source === 'config') {
+      routes[name] = route.spec;
+      continue;
+    }
+    const parsed = RouteSpecSchema.safeParse(route.spec);
+    if (parsed.success) routes[name] = parsed.data;
+    else onUnparseable(name, route.version, prettifyIssues(parsed.error));
   }
   return { ...config, routes };
 }

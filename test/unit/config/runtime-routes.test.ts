@@ -165,4 +165,24 @@ describe('the overlay on the config', () => {
     expect(resolveWithRuntimeRoutes(config, {}, 'pool').version).toBeUndefined();
     expect(() => resolveWithRuntimeRoutes(config, runtime, 'pool')).toThrow('unknown route "pool"');
   });
+
+  test('a stored spec the schema now refuses is left out and reported; the other routes keep working', () => {
+    const stale = {
+      ...runtime,
+      legacy: {
+        version: 4,
+        // As if stored before the schema stopped accepting it: an unknown field.
+        spec: { targets: [{ provider: 'openai', model: 'small' }], colour: 'red' } as never,
+        changedAt: '2026-01-01T00:00:00.000Z',
+      },
+    };
+    const reported: string[] = [];
+    const overlaid = configWithRuntimeRoutes(config, stale, (name, version, problem) =>
+      reported.push(`${name} ${version} ${problem}`),
+    );
+    expect(Object.keys(overlaid.routes).sort()).toEqual(['fresh', 'support']);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toMatch(/^legacy 4 .*colour/s);
+    expect(overlaid.routes.fresh).toMatchObject({ targets: [{ model: 'large' }] });
+  });
 });
