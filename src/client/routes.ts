@@ -89,7 +89,10 @@ export interface RouteView {
   readonly by?: string;
 }
 
-/** A route with its audit trail (oldest first; the newest 100 entries). */
+/**
+ * A route with its audit trail, oldest first: from `show`, the entries the registry keeps (at most 100 per route,
+ * fewer when the registry trims old entries to stay within its byte budget); from `set` and `delete`, the newest 10.
+ */
 export interface RouteDetails extends RouteView {
   readonly history: readonly RouteAuditEntry[];
 }
@@ -210,7 +213,8 @@ export class Routes {
    * Sets route `name` to `spec`: adds it, or overrides the config's route of that name. Refused, before anything is
    * written, with `InvalidRequestError` naming the field: a spec the route schema refuses, a provider or model the
    * config lacks, a nested route that does not exist, or attempts in total over the cap (the message gives the
-   * total). Returns the route after the change, with its new version.
+   * total), or a spec over 16 KiB as JSON (field `spec`). Returns the route after the change, with its new version
+   * and its newest audit entries.
    */
   async set(name: string, spec: RouteSpecInput, options: RouteChangeOptions = {}): Promise<RouteDetails> {
     const validName = this.validName(name);

@@ -20,8 +20,14 @@ export function routeRegistryWorkflowId(taskQueue: string): string {
   return `switchyard-routes-${taskQueue}`;
 }
 
-/** Audit entries kept per route; older ones are dropped (the route's version still counts every change). */
+/**
+ * Audit entries kept per route; older ones are dropped (the route's version still counts every change). Fewer are
+ * kept when the registry's routes would exceed their byte budget (`REGISTRY_STATE_MAX_BYTES`): the oldest entries of
+ * any route go first, never a route's newest.
+ */
 export const MAX_AUDIT_ENTRIES_PER_ROUTE = 100;
+/** Audit entries a `setRoute` or `deleteRoute` returns with the route: its newest (`route` gives them all). */
+export const RETURNED_AUDIT_ENTRIES = 10;
 /** Routes the registry holds changes of, deletions included. */
 export const MAX_RUNTIME_ROUTES = 500;
 
@@ -69,9 +75,13 @@ export interface RouteRegistryWorkflowInput {
   readonly continueAsNewAfterChanges?: number;
 }
 
-/** Sets a route's spec (adding the route, or overriding the config's); returns the route after the change. */
+/**
+ * Sets a route's spec (adding the route, or overriding the config's); returns the route after the change with its
+ * newest {@link RETURNED_AUDIT_ENTRIES} audit entries. Refused (`InvalidRouteChange`) for a spec over
+ * `ROUTE_SPEC_MAX_BYTES`, or when the routes' current states would not fit the registry's byte budget.
+ */
 export const setRouteUpdate = defineUpdate<RegistryRoute, [SetRouteInput]>('setRoute');
-/** Deletes a route (hiding the config's of that name); returns the route after the change. */
+/** Deletes a route (hiding the config's of that name); returns the route after the change, as `setRoute` does. */
 export const deleteRouteUpdate = defineUpdate<RegistryRoute, [DeleteRouteInput]>('deleteRoute');
 /** Every route's current runtime state, without history: what workers overlay on the config. */
 export const currentQuery = defineQuery<RuntimeRoutes>('current');

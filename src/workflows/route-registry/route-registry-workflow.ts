@@ -10,6 +10,13 @@ import {
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import { RouteSpecSchema, type RouteSpec } from '../../config/route';
+import {
+  jsonBytes,
+  REGISTRY_STATE_MAX_BYTES,
+  ROUTE_SPEC_MAX_BYTES,
+  trimAuditTrails,
+  type TrimmedRoutes,
+} from '../../config/route-registry-budget';
 import type { RouteAuditEntry, RuntimeRoutes } from '../../config/runtime-routes';
 import {
   currentQuery,
@@ -18,6 +25,7 @@ import {
   INVALID_ROUTE_CHANGE,
   MAX_AUDIT_ENTRIES_PER_ROUTE,
   MAX_RUNTIME_ROUTES,
+  RETURNED_AUDIT_ENTRIES,
   ROUTE_VERSION_CONFLICT,
   routeQuery,
   SetRouteInputSchema,
@@ -41,8 +49,8 @@ function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
 }
 
 class RouteRegistry {
-  // A plain record, not a Map: it travels through continue-as-new as JSON.
-  private readonly routes: Record<string, RegistryRoute>;
+  // A plain record, not a Map: it travels through continue-as-new as JSON, within REGISTRY_STATE_MAX_BYTES.
+  private routes: Record<string, RegistryRoute>;
   private changesThisRun = 0;
 
   constructor(private readonly input: RouteRegistryWorkflowInput) {
@@ -67,8 +75,30 @@ class RouteRegistry {
       throw invalid(`the registry holds ${MAX_RUNTIME_ROUTES} routes, its most`);
   }
 
-  apply(name: string, action: 'set' | 'delete', spec: RouteSpec | undefined, by: string | undefined) {
-    this.changesThisRun += 1;
+  /**
+   * A `set`'s spec must fit its own limit, and the routes after it the registry's budget once old audit entries are
+   * dropped (each route's current state alone may not exceed it).
+   */
+  checkSize(name: string, spec: RouteSpec, by: string | undefined): void {
+    const specBytes = jsonBytes(spec);
+    if (specBytes > ROUTE_SPEC_MAX_BYTES)
+      throw invalid(
+        `spec of route "${name}" takes ${specBytes} bytes as JSON, over the limit of ${ROUTE_SPEC_MAX_BYTES}`,
+      );
+    const after = this.changed(name, 'set', spec, by);
+    if (!after.fits)
+      throw invalid(
+        `spec of route "${name}" does not fit: the routes' current states would take ${after.bytes} bytes as JSON, over the registry's budget of ${REGISTRY_STATE_MAX_BYTES}; delete routes no longer needed or set a smaller spec`,
+      );
+  }
+
+  /** The routes after a change, their oldest audit entries dropped to fit the budget; nothing is written. */
+  private changed(
+    name: string,
+    action: 'set' | 'delete',
+    spec: RouteSpec | undefined,
+    by: string | undefined,
+  ): TrimmedRoutes<RegistryRoute> {
     const current = Object.hasOwn(this.routes, name) ? this.routes[name] : undefined;
     const version = (current?.version ?? 0) + 1;
     // Workflow time: the same on replay.
@@ -88,9 +118,21 @@ class RouteRegistry {
       ...(by !== undefined ? { by } : {}),
       history,
     };
-    this.routes[name] = next;
+    return trimAuditTrails({ ...this.routes, [name]: next }, REGISTRY_STATE_MAX_BYTES);
+  }
+
+  /** Applies a change; returns the route with its newest audit entries only (`route` gives them all). */
+  apply(
+    name: string,
+    action: 'set' | 'delete',
+    spec: RouteSpec | undefined,
+    by: string | undefined,
+  ): RegistryRoute {
+    this.changesThisRun += 1;
+    this.routes = this.changed(name, action, spec, by).routes;
     this.publishDetails();
-    return next;
+    const route = this.routes[name]!;
+    return { ...route, history: route.history.slice(-RETURNED_AUDIT_ENTRIES) };
   }
 
   current(): RuntimeRoutes {
@@ -118,7 +160,9 @@ class RouteRegistry {
   }
 
   carryOver(): RouteRegistryWorkflowInput {
-    return { ...this.input, routes: this.routes, generation: (this.input.generation ?? 0) + 1 };
+    // Within the budget already after any change; trimmed again for state an older version of this code carried.
+    const routes = trimAuditTrails(this.routes, REGISTRY_STATE_MAX_BYTES).routes;
+    return { ...this.input, routes, generation: (this.input.generation ?? 0) + 1 };
   }
 
   publishDetails(): void {
@@ -147,8 +191,9 @@ export async function routeRegistryWorkflow(input: RouteRegistryWorkflowInput): 
     {
       validator: (change) => {
         const valid = parsed(SetRouteInputSchema, change, 'route change');
-        parsed(RouteSpecSchema, valid.spec, `spec of route "${valid.name}"`);
+        const spec = parsed(RouteSpecSchema, valid.spec, `spec of route "${valid.name}"`);
         registry.checkChange(valid, 'set');
+        registry.checkSize(valid.name, spec, valid.by);
       },
     },
   );
