@@ -27,13 +27,16 @@ import { DEFAULT_TASK_QUEUE, entityTaskQueue } from '../workflows/definitions';
 import {
   currentQuery,
   deleteRouteUpdate,
+  ROUTE_REGISTRY_CONFLICT,
   ROUTE_REGISTRY_WORKFLOW_TYPE,
   ROUTE_VERSION_CONFLICT,
   routeQuery,
   routeRegistryStartOptions,
   routeRegistryWorkflowId,
   setRouteUpdate,
+  snapshotQuery,
   type RegistryRoute,
+  type RegistrySnapshot,
 } from '../workflows/route-registry/definitions';
 import type { routeRegistryWorkflow } from '../workflows/route-registry/route-registry-workflow';
 import { InvalidRequestError } from './invalid-request-error';
@@ -41,6 +44,17 @@ import type { ScheduleView } from './schedule-view';
 
 /** How long `recentRuntimeRoutes` reuses a read, in milliseconds: the workers' default refresh interval. */
 const RECENT_ROUTES_MAX_AGE_MS = 2_000;
+/**
+ * Times a change is checked and sent when another change (to another route) lands between its check and the
+ * registry: the first, then up to two re-checks against the routes read again.
+ */
+const CHANGE_CHECKS = 3;
+
+/** The registry's expectations a change carries: the state it was checked against. */
+interface Expected {
+  readonly expectedVersion: number;
+  readonly expectedRegistryVersion: number;
+}
 
 /** A gateway key's id, label and allowed routes: what `delete` needs to know of the gateway's keys. */
 export interface GatewayKeyRoutes {
@@ -213,37 +227,32 @@ export class Routes {
    * Sets route `name` to `spec`: adds it, or overrides the config's route of that name. Refused, before anything is
    * written, with `InvalidRequestError` naming the field: a spec the route schema refuses, a provider or model the
    * config lacks, a nested route that does not exist, or attempts in total over the cap (the message gives the
-   * total), or a spec over 16 KiB as JSON (field `spec`). Returns the route after the change, with its new version
-   * and its newest audit entries.
+   * total), or a spec over 16 KiB as JSON (field `spec`). The check is against the routes as read with the
+   * registry's change counter; a change to another route landing before this one is sent makes it checked again
+   * (twice at most), and a change to this route meanwhile refuses it (field `version`). Returns the route after the
+   * change, with its new version and its newest audit entries.
    */
   async set(name: string, spec: RouteSpecInput, options: RouteChangeOptions = {}): Promise<RouteDetails> {
     const validName = this.validName(name);
     const by = this.validBy(options.by);
-    const runtime = await this.runtimeRoutes();
     const config = this.workerConfig();
-    const routes = Object.fromEntries(
-      Object.values(effectiveRoutes(config, runtime)).map((route) => [route.name, route.spec]),
-    );
-    let checked: RouteSpec;
-    try {
-      checked = checkRouteChange(config, validName, spec, routes);
-    } catch (error) {
-      if (error instanceof RouteChangeError) throw new InvalidRequestError(error.message, error.field);
-      throw error;
-    }
-    const registry = await this.change(() =>
-      this.options.client.workflow.executeUpdateWithStart(setRouteUpdate, {
-        args: [
-          {
-            name: validName,
-            spec: checked,
-            ...(by !== undefined ? { by } : {}),
-            expectedVersion: ownEntry(runtime, validName)?.version ?? 0,
-          },
-        ],
-        startWorkflowOperation: this.startOperation(),
-      }),
-    );
+    const registry = await this.checkedChange(validName, async ({ routes: runtime }) => {
+      const routes = Object.fromEntries(
+        Object.values(effectiveRoutes(config, runtime)).map((route) => [route.name, route.spec]),
+      );
+      let checked: RouteSpec;
+      try {
+        checked = checkRouteChange(config, validName, spec, routes);
+      } catch (error) {
+        if (error instanceof RouteChangeError) throw new InvalidRequestError(error.message, error.field);
+        throw error;
+      }
+      return (expected: Expected) =>
+        this.options.client.workflow.executeUpdateWithStart(setRouteUpdate, {
+          args: [{ name: validName, spec: checked, ...(by !== undefined ? { by } : {}), ...expected }],
+          startWorkflowOperation: this.startOperation(),
+        });
+    });
     return this.detailsAfter(validName, registry);
   }
 
@@ -251,34 +260,28 @@ export class Routes {
    * Deletes route `name` (a config route is hidden until set again). Refused with {@link RouteInUseError} while
    * the config's `defaultRoute`, a schedule on this task queue, a gateway key (when `gatewayKeys` is given) or
    * another route (as a nested route) uses it, naming each; with {@link RouteNotFoundError} for a route that is
-   * not there. Returns the route after the change.
+   * not there. Checked again, as `set` is, when another change lands in between. Returns the route after the change.
    */
   async delete(name: string, options: RouteChangeOptions = {}): Promise<RouteDetails> {
     const validName = this.validName(name);
     const by = this.validBy(options.by);
-    const runtime = await this.runtimeRoutes();
-    const routes = effectiveRoutes(this.workerConfig(), runtime);
-    if (!ownEntry(routes, validName)) throw this.notFound(validName);
-    const users = await this.usersOf(validName, routes);
-    if (users.length > 0) {
-      throw new RouteInUseError(
-        `route "${validName}" is in use and cannot be deleted: ${users.map((user) => user.description).join('; ')}`,
-        validName,
-        users,
-      );
-    }
-    const registry = await this.change(() =>
-      this.options.client.workflow.executeUpdateWithStart(deleteRouteUpdate, {
-        args: [
-          {
-            name: validName,
-            ...(by !== undefined ? { by } : {}),
-            expectedVersion: ownEntry(runtime, validName)?.version ?? 0,
-          },
-        ],
-        startWorkflowOperation: this.startOperation(),
-      }),
-    );
+    const registry = await this.checkedChange(validName, async ({ routes: runtime }) => {
+      const routes = effectiveRoutes(this.workerConfig(), runtime);
+      if (!ownEntry(routes, validName)) throw this.notFound(validName);
+      const users = await this.usersOf(validName, routes);
+      if (users.length > 0) {
+        throw new RouteInUseError(
+          `route "${validName}" is in use and cannot be deleted: ${users.map((user) => user.description).join('; ')}`,
+          validName,
+          users,
+        );
+      }
+      return (expected: Expected) =>
+        this.options.client.workflow.executeUpdateWithStart(deleteRouteUpdate, {
+          args: [{ name: validName, ...(by !== undefined ? { by } : {}), ...expected }],
+          startWorkflowOperation: this.startOperation(),
+        });
+    });
     return this.detailsAfter(validName, registry);
   }
 
@@ -351,17 +354,49 @@ export class Routes {
     return { ...viewOf(name, effective, registry), history: registry.history };
   }
 
-  /** The registry's refusals as the API's errors: a route that changed meanwhile, a malformed change. */
-  private async change(send: () => Promise<RegistryRoute>): Promise<RegistryRoute> {
-    this.recent = undefined;
-    try {
-      return await send();
-    } catch (error) {
-      const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-      if (cause instanceof ApplicationFailure) {
-        const field = cause.type === ROUTE_VERSION_CONFLICT ? 'version' : 'spec';
+  /**
+   * Reads the routes and the registry's change counter, checks a change against them (`check` throws the refusal,
+   * or gives what sends the change) and sends it with what it was checked against. When another change landed in
+   * between, the registry refuses it and the change is checked again against the routes read anew, up to
+   * {@link CHANGE_CHECKS} times in all. The route's own version stays the one first read: a change of this route
+   * meanwhile is refused (`InvalidRequestError` with field `version`), not overwritten.
+   */
+  private async checkedChange(
+    name: string,
+    check: (
+      snapshot: RegistrySnapshot,
+    ) =>
+      | Promise<(expected: Expected) => Promise<RegistryRoute>>
+      | ((expected: Expected) => Promise<RegistryRoute>),
+  ): Promise<RegistryRoute> {
+    let expectedVersion: number | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const snapshot = await this.snapshot();
+      expectedVersion ??= ownEntry(snapshot.routes, name)?.version ?? 0;
+      const send = await check(snapshot);
+      this.recent = undefined;
+      try {
+        return await send({ expectedVersion, expectedRegistryVersion: snapshot.registryVersion });
+      } catch (error) {
+        const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+        if (!(cause instanceof ApplicationFailure)) throw error;
+        if (cause.type === ROUTE_REGISTRY_CONFLICT && attempt < CHANGE_CHECKS) continue;
+        const field =
+          cause.type === ROUTE_VERSION_CONFLICT || cause.type === ROUTE_REGISTRY_CONFLICT
+            ? 'version'
+            : 'spec';
         throw new InvalidRequestError(cause.message, field);
       }
+    }
+  }
+
+  /** The routes and the change counter as of one moment; none and 0 when no change was ever made. */
+  private async snapshot(): Promise<RegistrySnapshot> {
+    try {
+      return await this.reader.getHandle(routeRegistryWorkflowId(this.taskQueue)).query(snapshotQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || error instanceof QueryRejectedError)
+        return { routes: {}, registryVersion: 0 };
       throw error;
     }
   }

@@ -229,3 +229,12 @@ export function checkRouteChange(
   }
   return route;
 }
+
+/**
+ * Why a change checked against the registry's change counter `expected` may not apply to a registry at `actual`:
+ * another change (to any route) was applied since it was checked; undefined when it may (or names no counter).
+ */
+export function staleRegistryVersion(expected: number | undefined, actual: number): string | undefined {
+  if (expected === undefined || expected === actual) return undefined;
+  return `the routes changed since this change was checked (registry version ${actual}, not ${expected}); check it again against them`;
+}

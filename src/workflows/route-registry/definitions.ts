@@ -41,6 +41,12 @@ export const SetRouteInputSchema = z.object({
    * version refuses the change, so two changes checked against the same state cannot both apply.
    */
   expectedVersion: z.number().int().min(0).optional(),
+  /**
+   * The registry's change counter the change was checked against (see {@link snapshotQuery}); a registry that
+   * applied any change since, to any route, refuses it, so a check across routes (a nested route exists, a deleted
+   * route is nested by none) cannot race another change. @default not checked
+   */
+  expectedRegistryVersion: z.number().int().min(0).optional(),
 });
 export type SetRouteInput = z.infer<typeof SetRouteInputSchema>;
 
@@ -49,11 +55,15 @@ export const DeleteRouteInputSchema = z.object({
   by: ChangedBySchema.optional(),
   /** As for `setRoute`. */
   expectedVersion: z.number().int().min(0).optional(),
+  /** As for `setRoute`. */
+  expectedRegistryVersion: z.number().int().min(0).optional(),
 });
 export type DeleteRouteInput = z.infer<typeof DeleteRouteInputSchema>;
 
 /** `ApplicationFailure.type` of a change refused because the route moved on since it was checked. */
 export const ROUTE_VERSION_CONFLICT = 'RouteVersionConflict';
+/** `ApplicationFailure.type` of a change refused because another change was applied since it was checked. */
+export const ROUTE_REGISTRY_CONFLICT = 'RouteRegistryConflict';
 /** `ApplicationFailure.type` of a change the registry refuses as malformed. */
 export const INVALID_ROUTE_CHANGE = 'InvalidRouteChange';
 
@@ -71,6 +81,12 @@ export interface RouteRegistryWorkflowInput {
   readonly routes?: Readonly<Record<string, RegistryRoute>>;
   /** @default 0 */
   readonly generation?: number;
+  /**
+   * Changes applied over every run so far: the registry's change counter, carried over continue-as-new.
+   * @default the sum of the routes' versions (each change adds one to one route's version; inputs carried before
+   * the counter existed have none)
+   */
+  readonly registryVersion?: number;
   /** Continue as new after this many changes in one run (tests set it low). @default 500 */
   readonly continueAsNewAfterChanges?: number;
 }
@@ -85,6 +101,14 @@ export const setRouteUpdate = defineUpdate<RegistryRoute, [SetRouteInput]>('setR
 export const deleteRouteUpdate = defineUpdate<RegistryRoute, [DeleteRouteInput]>('deleteRoute');
 /** Every route's current runtime state, without history: what workers overlay on the config. */
 export const currentQuery = defineQuery<RuntimeRoutes>('current');
+/** Every route's current runtime state and the registry's change counter, read together. */
+export interface RegistrySnapshot {
+  readonly routes: RuntimeRoutes;
+  /** Changes the registry has applied (0: none, or no registry): what `expectedRegistryVersion` is checked against. */
+  readonly registryVersion: number;
+}
+/** What a client checks a change against: the routes and the change counter as of one moment. */
+export const snapshotQuery = defineQuery<RegistrySnapshot>('snapshot');
 /** One route's state and audit trail, or null when the registry never changed it. */
 export const routeQuery = defineQuery<RegistryRoute | null, [string]>('route');
 

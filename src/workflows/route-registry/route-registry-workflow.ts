@@ -17,7 +17,7 @@ import {
   trimAuditTrails,
   type TrimmedRoutes,
 } from '../../config/route-registry-budget';
-import type { RouteAuditEntry, RuntimeRoutes } from '../../config/runtime-routes';
+import { staleRegistryVersion, type RouteAuditEntry, type RuntimeRoutes } from '../../config/runtime-routes';
 import {
   currentQuery,
   DeleteRouteInputSchema,
@@ -26,12 +26,15 @@ import {
   MAX_AUDIT_ENTRIES_PER_ROUTE,
   MAX_RUNTIME_ROUTES,
   RETURNED_AUDIT_ENTRIES,
+  ROUTE_REGISTRY_CONFLICT,
   ROUTE_VERSION_CONFLICT,
   routeQuery,
   SetRouteInputSchema,
+  snapshotQuery,
   setRouteUpdate,
   type DeleteRouteInput,
   type RegistryRoute,
+  type RegistrySnapshot,
   type RouteRegistryWorkflowInput,
   type SetRouteInput,
 } from './definitions';
@@ -52,9 +55,14 @@ class RouteRegistry {
   // A plain record, not a Map: it travels through continue-as-new as JSON, within REGISTRY_STATE_MAX_BYTES.
   private routes: Record<string, RegistryRoute>;
   private changesThisRun = 0;
+  /** Changes applied over every run: one per change, whatever the route. */
+  private registryVersion: number;
 
   constructor(private readonly input: RouteRegistryWorkflowInput) {
     this.routes = { ...(input.routes ?? {}) };
+    // Routes are never removed and each change adds one to one route's version: their sum counts every change.
+    this.registryVersion =
+      input.registryVersion ?? Object.values(this.routes).reduce((sum, route) => sum + route.version, 0);
   }
 
   /** Validators run before anything is written: a refused change costs the registry no history. */
@@ -67,6 +75,15 @@ class RouteRegistry {
         message: `route "${change.name}" is at version ${version}, not ${change.expectedVersion}: it changed since the change was checked; check it again`,
         nonRetryable: true,
         details: [{ version }],
+      });
+    }
+    const stale = staleRegistryVersion(change.expectedRegistryVersion, this.registryVersion);
+    if (stale) {
+      throw ApplicationFailure.create({
+        type: ROUTE_REGISTRY_CONFLICT,
+        message: `route "${change.name}" not changed: ${stale}`,
+        nonRetryable: true,
+        details: [{ registryVersion: this.registryVersion }],
       });
     }
     if (action === 'delete' && current && !current.spec)
@@ -129,6 +146,7 @@ class RouteRegistry {
     by: string | undefined,
   ): RegistryRoute {
     this.changesThisRun += 1;
+    this.registryVersion += 1;
     this.routes = this.changed(name, action, spec, by).routes;
     this.publishDetails();
     const route = this.routes[name]!;
@@ -148,6 +166,10 @@ class RouteRegistry {
     return current;
   }
 
+  snapshot(): RegistrySnapshot {
+    return { routes: this.current(), registryVersion: this.registryVersion };
+  }
+
   route(name: string): RegistryRoute | null {
     return Object.hasOwn(this.routes, name) ? this.routes[name]! : null;
   }
@@ -162,7 +184,12 @@ class RouteRegistry {
   carryOver(): RouteRegistryWorkflowInput {
     // Within the budget already after any change; trimmed again for state an older version of this code carried.
     const routes = trimAuditTrails(this.routes, REGISTRY_STATE_MAX_BYTES).routes;
-    return { ...this.input, routes, generation: (this.input.generation ?? 0) + 1 };
+    return {
+      ...this.input,
+      routes,
+      generation: (this.input.generation ?? 0) + 1,
+      registryVersion: this.registryVersion,
+    };
   }
 
   publishDetails(): void {
@@ -202,6 +229,7 @@ export async function routeRegistryWorkflow(input: RouteRegistryWorkflowInput): 
       registry.checkChange(parsed(DeleteRouteInputSchema, change, 'route deletion'), 'delete'),
   });
   setHandler(currentQuery, () => registry.current());
+  setHandler(snapshotQuery, () => registry.snapshot());
   setHandler(routeQuery, (name) => registry.route(name));
 
   await condition(() => registry.shouldContinueAsNew());

@@ -8,6 +8,7 @@ import {
   effectiveRoutes,
   routeAttemptTotal,
   RouteChangeError,
+  staleRegistryVersion,
   type RuntimeRoutes,
 } from '../../../src/config/runtime-routes';
 
@@ -184,5 +185,17 @@ describe('the overlay on the config', () => {
     expect(reported).toHaveLength(1);
     expect(reported[0]).toMatch(/^legacy 4 .*colour/s);
     expect(overlaid.routes.fresh).toMatchObject({ targets: [{ model: 'large' }] });
+  });
+});
+
+describe('the registry change counter', () => {
+  test('a change checked against an older counter is refused, saying to check it again', () => {
+    expect(staleRegistryVersion(7, 7)).toBeUndefined();
+    // From a client that sends no counter (older ones): not checked.
+    expect(staleRegistryVersion(undefined, 7)).toBeUndefined();
+    expect(staleRegistryVersion(6, 7)).toBe(
+      'the routes changed since this change was checked (registry version 7, not 6); check it again against them',
+    );
+    expect(staleRegistryVersion(8, 7)).toContain('registry version 7, not 8');
   });
 });
