@@ -89,7 +89,8 @@ function warn(message: string, attributes: Record<string, unknown>): void {
  * A per-worker copy of the registry's current routes. A call finding its copy older than the refresh interval
  * waits for one read (shared by every call asking at that moment); every other call uses the copy as it is, so a
  * healthy call costs no registry round-trip. When a read fails the last copy stays in use (and is read again after
- * another interval) and a warning is logged. With no copy yet, an empty one is used for that interval: calls resolve
+ * another interval) and a warning is logged; until a read succeeds again, calls do not wait for the reads retried
+ * each interval but go on with the copy in use. With no copy yet, an empty one is used for that interval: calls resolve
  * against the config's routes alone rather than wait on the registry and fail. That fails open: during a registry
  * outage a worker that never read it serves a config route deleted at runtime, and a route set only at runtime is
  * unknown to it.
@@ -99,13 +100,17 @@ export function createRouteRegistryReader(options: RouteRegistryReaderOptions): 
   const now = options.now ?? Date.now;
   let copy: { routes: RuntimeRoutes; readAtMs: number } | undefined;
   let reading: Promise<RuntimeRoutes> | undefined;
+  /** The last read failed: the copy in use is a fallback, and calls do not wait on the next read. */
+  let failing = false;
 
   async function read(): Promise<RuntimeRoutes> {
     const startedAtMs = now();
     try {
       const routes = await options.read();
       copy = { routes, readAtMs: startedAtMs };
+      failing = false;
     } catch (error) {
+      failing = true;
       const message = error instanceof Error ? error.message : String(error);
       if (copy) {
         warn('route registry unreadable: keeping the last copy of the runtime routes', { error: message });
@@ -125,9 +130,12 @@ export function createRouteRegistryReader(options: RouteRegistryReaderOptions): 
   return {
     async current() {
       if (copy && now() - copy.readAtMs < refreshMs) return copy.routes;
+      // read() never rejects: a failure leaves a copy (the last one, else an empty one).
       reading ??= read().finally(() => {
         reading = undefined;
       });
+      // While the registry is failing, calls go on with the copy in use instead of each waiting out a read.
+      if (failing && copy) return copy.routes;
       return reading;
     },
   };

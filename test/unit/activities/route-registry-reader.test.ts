@@ -68,6 +68,8 @@ test('a failed read keeps the last copy until the next interval', async () => {
   expect(registry.reads).toBe(2);
   registry.answer(async () => version(5));
   registry.advance(1_000);
+  // The call starting the read after a failure goes on with the copy; once the read is back, calls get it.
+  expect(await registry.reader.current()).toEqual(version(1));
   expect(await registry.reader.current()).toEqual(version(5));
   expect(registry.reads).toBe(3);
 });
@@ -84,8 +86,28 @@ test('a failed read with no copy yet gives no runtime routes for one interval in
   expect(await registry.reader.current()).toEqual({});
   expect(registry.reads).toBe(1);
   registry.advance(1);
+  // The registry is still failing as far as the reader knows: this call goes on with the empty copy while the
+  // read runs, and the next one gets what it read.
+  expect(await registry.reader.current()).toEqual({});
+  expect(registry.reads).toBe(2);
   expect(await registry.reader.current()).toEqual(version(6));
   expect(registry.reads).toBe(2);
+});
+
+test('while the registry is failing, calls do not wait on the read retried each interval', async () => {
+  const registry = fakeRegistry();
+  expect(await registry.reader.current()).toEqual(version(1));
+  registry.answer(async () => {
+    throw new Error('registry unreachable');
+  });
+  registry.advance(2_000);
+  expect(await registry.reader.current()).toEqual(version(1));
+  // The next read hangs (a registry that does not answer): calls keep the last copy without waiting for it.
+  registry.answer(() => new Promise<RuntimeRoutes>(() => {}));
+  registry.advance(2_000);
+  expect(await registry.reader.current()).toEqual(version(1));
+  expect(await registry.reader.current()).toEqual(version(1));
+  expect(registry.reads).toBe(3);
 });
 
 test('SWITCHYARD_ROUTE_REFRESH_MS: a whole number of milliseconds up to a minute, else refused naming it', () => {
