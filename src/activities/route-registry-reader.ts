@@ -1,36 +1,16 @@
 // Each worker's copy of the routes changed at runtime, read from the route registry at most once per refresh interval. Worker side.
 import { log } from '@temporalio/activity';
 import { QueryRejectedError, WorkflowClient, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { SwitchyardError } from '../config/branded-error';
+import { DEFAULT_ROUTE_REFRESH_MS, ROUTE_REFRESH_VARIABLE, routeRefreshMsOf } from '../config/route-refresh';
 import type { RuntimeRoutes } from '../config/runtime-routes';
 import { currentQuery } from '../workflows/route-registry/definitions';
 
-/** How long a worker uses its copy of the runtime routes before reading the registry again, in milliseconds. */
-export const DEFAULT_ROUTE_REFRESH_MS = 2_000;
 /** How long one read of the registry may take before the worker gives up on it, in milliseconds. */
 const READ_DEADLINE_MS = 3_000;
 
-/** `SWITCHYARD_ROUTE_REFRESH_MS` is not a whole number of milliseconds from 0 to 60 000. */
-export class RouteRefreshSettingError extends SwitchyardError {
-  static override readonly brand: string = 'switchyard.RouteRefreshSettingError';
-
-  override readonly name = 'RouteRefreshSettingError';
-}
-
-/**
- * `SWITCHYARD_ROUTE_REFRESH_MS` as milliseconds, else {@link DEFAULT_ROUTE_REFRESH_MS}.
- * @throws RouteRefreshSettingError for a value that is not a whole number from 0 to 60 000
- */
+/** `SWITCHYARD_ROUTE_REFRESH_MS` as milliseconds (see {@link routeRefreshMsOf}). */
 export function routeRefreshMsFromEnvironment(): number {
-  const value = process.env.SWITCHYARD_ROUTE_REFRESH_MS;
-  if (value === undefined || value.trim() === '') return DEFAULT_ROUTE_REFRESH_MS;
-  const milliseconds = Number(value);
-  if (!Number.isInteger(milliseconds) || milliseconds < 0 || milliseconds > 60_000) {
-    throw new RouteRefreshSettingError(
-      `SWITCHYARD_ROUTE_REFRESH_MS must be a whole number of milliseconds from 0 to 60000, got "${value}"`,
-    );
-  }
-  return milliseconds;
+  return routeRefreshMsOf(process.env[ROUTE_REFRESH_VARIABLE]);
 }
 
 export interface RouteRegistryReaderOptions {

@@ -1,5 +1,5 @@
 // The routes the gateway offers: the config's with the routes changed at runtime overlaid, from the client's copy read at most once per refresh interval. Node side.
-import { routeRefreshMsFromEnvironment } from '../activities/route-registry-reader';
+import { ROUTE_REFRESH_VARIABLE, routeRefreshMsOf } from '../config/route-refresh';
 import type { SwitchyardClient } from '../client/switchyard-client';
 import type { Config } from '../config/config';
 import { configWithRuntimeRoutes, type RuntimeRoutes } from '../config/runtime-routes';
@@ -55,7 +55,7 @@ export function clientRuntimeRoutes(
  * slows every request.
  */
 export function createGatewayRoutes(options: GatewayRoutesOptions): GatewayRoutes {
-  const refreshMs = options.refreshMs ?? routeRefreshMsFromEnvironment();
+  const refreshMs = options.refreshMs ?? routeRefreshMsOf(process.env[ROUTE_REFRESH_VARIABLE]);
   const now = options.now ?? Date.now;
   let last: RuntimeRoutes = {};
   let failedAtMs: number | undefined;
