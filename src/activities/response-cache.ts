@@ -37,6 +37,11 @@ export interface CacheKeyParts {
   };
   /** The call's budget scope: tenants with different scopes never share answers. */
   readonly scope?: string;
+  /** The gateway key that made the call: keys never share answers, whatever their scopes. */
+  readonly gatewayKey?: string;
+  /** The call's cost ceiling and deadline, in USD and milliseconds: either can change which target answers. */
+  readonly maxCostUsd?: number;
+  readonly deadlineMs?: number;
   readonly prefer?: string;
   readonly require?: RoutingRequirements;
 }
@@ -86,6 +91,9 @@ export function cacheKeyDigest(taskQueue: string, parts: CacheKeyParts): string 
       targets: parts.route.targets.map(({ provider, model, via }) => ({ provider, model, via })),
     },
     scope: parts.scope,
+    gatewayKey: parts.gatewayKey,
+    maxCostUsd: parts.maxCostUsd,
+    deadlineMs: parts.deadlineMs,
     prefer: parts.prefer,
     require: parts.require,
     request: parts.request,

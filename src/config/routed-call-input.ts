@@ -38,6 +38,12 @@ export const RoutingRequirementsSchema = strictObject({
 });
 export type RoutingRequirements = z.infer<typeof RoutingRequirementsSchema>;
 
+/**
+ * The label that names the gateway key which made a call (written by the gateway last, so no request sets it): what
+ * a key may read back, and what keeps keys from sharing cached answers.
+ */
+export const GATEWAY_KEY_LABEL = 'gatewayKey';
+
 export const RoutedCallInputSchema = strictObject({
   /** A configured route's name, or an inline route. @default the config's `defaultRoute` */
   route: RouteReferenceSchema.optional(),

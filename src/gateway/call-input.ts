@@ -2,7 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { validateCallInput } from '../client/switchyard-client';
 import { ownEntry, type Config } from '../config/config';
-import type { RoutedCallInput, RoutedCallInputValue } from '../config/routed-call-input';
+import {
+  GATEWAY_KEY_LABEL,
+  type RoutedCallInput,
+  type RoutedCallInputValue,
+} from '../config/routed-call-input';
 import { routedCallWorkflowId } from '../workflows/definitions';
 import { keyAllowsRoute, type StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
@@ -104,7 +108,7 @@ export function prepareCall(options: {
       ...(parsed.store === false ? { [RESPONSES_LABELS.store]: 'false' } : {}),
       // Last, so no surface label can stand in for the gateway's own: ownership is checked by these.
       gateway: options.surface.name,
-      gatewayKey: key.id,
+      [GATEWAY_KEY_LABEL]: key.id,
     },
   };
   const input = validateCallInput(value);

@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { SwitchyardClient } from '../client/switchyard-client';
-import type { RoutedCallInput } from '../config/routed-call-input';
+import { GATEWAY_KEY_LABEL, type RoutedCallInput } from '../config/routed-call-input';
 import type { StoredKey } from './gateway-key';
 
 /** gRPC's NOT_FOUND and INVALID_ARGUMENT: a history that is gone, or a workflow id the server will not take. */
@@ -80,5 +80,5 @@ export async function startInput(
  */
 export function keyMadeCall(input: unknown, key: StoredKey): input is RoutedCallInput {
   const labels = (input as Partial<RoutedCallInput> | undefined)?.labels;
-  return labels?.gatewayKey === key.id;
+  return labels?.[GATEWAY_KEY_LABEL] === key.id;
 }

@@ -11,6 +11,7 @@ import { eventually } from '../support/eventually';
 import { cacheKeyDigest } from '../../src/activities/response-cache';
 import { entityTaskQueue } from '../../src/workflows/definitions';
 import { responseCacheWorkflowId } from '../../src/workflows/response-cache/definitions';
+import { GATEWAY_KEY_LABEL } from '../../src/config/routed-call-input';
 
 const primary = { provider: 'openai', model: 'gpt-primary', timeoutMs: 5_000 };
 const secondary = { provider: 'openai', model: 'gpt-secondary', timeoutMs: 5_000 };
@@ -63,7 +64,9 @@ test('a hit sends no request and charges nothing, also when the budget scope is 
     servedBy: { provider: 'openai', model: 'gpt-primary', targetIndex: 0 },
     explanation: { chosen: 'openai/gpt-primary', considered: [], rejected: [], skipped: [] },
   });
-  expect(hit.record.explanation?.reason).toContain(`the answer ${first.record.workflowId} paid for`);
+  expect(hit.record.explanation?.reason).toContain('served from the response cache: an answer paid for at');
+  // Never the paying call's workflow id: a gateway call's carries its key id and idempotency key.
+  expect(hit.record.explanation?.reason).not.toContain(first.record.workflowId);
   expect(harness.fake.counters('gpt-primary').requests).toBe(1);
   expect(snapshot.spentNanoUsd).toBe(bound);
   expect(snapshot.openReservations).toHaveLength(0);
@@ -122,11 +125,48 @@ test('a leader that fails hands the lead to a waiting call, whose answer the oth
   expect(harness.fake.counters('gpt-primary').requests).toBe(2);
 });
 
-test('another request, route or budget scope misses; a call with the cache off, or streamed, neither reads nor stores', async () => {
+test('a waiting call that takes the lead asks the breakers afresh: a target paused meanwhile is not sent to', async () => {
+  const request = uniqueRequest();
+  const route = { targets: [primary, secondary], cache: { ttlMs: 60_000 } };
+  // The leader's first target answers 429 with Retry-After (late, once the others wait), its second fails too:
+  // the lead passes to a waiting call, whose start-time admission of gpt-primary predates the pause.
+  harness.fake.script('gpt-primary', {
+    kind: 'error',
+    error: 'rate_limited',
+    retryAfterSeconds: 30,
+    delayMs: 1_500,
+  });
+  harness.fake.scriptAlways('gpt-primary', { kind: 'answer', text: 'sent during the pause' });
+  harness.fake.script('gpt-secondary', { kind: 'error', error: 'server_error' });
+  harness.fake.scriptAlways('gpt-secondary', { kind: 'answer', text: 'after the lead passed' });
+  const outcomes = await harness.withWorker((switchyard) =>
+    Promise.allSettled(Array.from({ length: 3 }, () => switchyard.generate({ route, request }))),
+  );
+  const answered = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  expect(answered.map((result) => result.answer.text)).toEqual(Array(2).fill('after the lead passed'));
+  const newLeader = answered.find((result) => result.record.cache === 'miss')!;
+  expect(
+    newLeader.record.attempts.map((attempt) => [attempt.model, attempt.outcome, attempt.skipReason]),
+  ).toEqual([
+    ['gpt-primary', 'skipped', 'paused'],
+    ['gpt-secondary', 'succeeded', undefined],
+  ]);
+  expect(harness.fake.counters('gpt-primary').requests).toBe(1);
+});
+
+test('another request, route, budget scope, gateway key or cost ceiling misses; a call with the cache off, or streamed, neither reads nor stores', async () => {
   const request = uniqueRequest();
   const otherRoute = { targets: [secondary], cache: { ttlMs: 60_000 } };
   // gpt-primary's answers in order, so an answer tells which request it came from.
-  const texts = ['first', 'other request', 'other scope', 'uncached', 'streamed'];
+  const texts = [
+    'first',
+    'other request',
+    'other scope',
+    'other key',
+    'other ceiling',
+    'uncached',
+    'streamed',
+  ];
   harness.fake.script(
     'gpt-primary',
     texts.map((text) => ({ kind: 'answer' as const, text })),
@@ -137,6 +177,9 @@ test('another request, route or budget scope misses; a call with the cache off, 
       { route: cachedRoute, request: uniqueRequest() },
       { route: otherRoute, request },
       { route: cachedRoute, request, budget: uniqueName('other-team') },
+      // Gateway keys never share answers, even without budget scopes (nor does a call with its own ceiling).
+      { route: cachedRoute, request, labels: { [GATEWAY_KEY_LABEL]: 'another-key' } },
+      { route: cachedRoute, request, maxCostUsd: 1 },
       { route: cachedRoute, request, cache: false },
       // A streamed call bypasses the cache: its pieces go to the caller as they come.
       { route: cachedRoute, request, stream: true },
@@ -151,15 +194,18 @@ test('another request, route or budget scope misses; a call with the cache off, 
     'miss',
     'miss',
     'miss',
+    'miss',
+    'miss',
     undefined,
     undefined,
     'hit',
   ]);
   // The last call gets the first call's answer: neither the uncached nor the streamed call stored theirs.
-  expect(results[6]!.answer.text).toBe('first');
-  expect(results[4]!.answer.text).toBe('uncached');
-  expect(results[5]!.answer.text).toBe('streamed');
-  expect(harness.fake.counters('gpt-primary').requests).toBe(5);
+  expect(results[8]!.answer.text).toBe('first');
+  expect(results[4]!.answer.text).toBe('other key');
+  expect(results[6]!.answer.text).toBe('uncached');
+  expect(results[7]!.answer.text).toBe('streamed');
+  expect(harness.fake.counters('gpt-primary').requests).toBe(7);
   expect(harness.fake.counters('gpt-secondary').requests).toBe(1);
 });
 

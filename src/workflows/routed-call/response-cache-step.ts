@@ -14,7 +14,7 @@ import {
 import type { SwitchyardActivities } from '../../activities';
 import type { LookupCachedAnswerResult } from '../../activities/response-cache';
 import type { ResolvedRoute } from '../../config/resolved-route';
-import type { RoutedCallInput } from '../../config/routed-call-input';
+import { GATEWAY_KEY_LABEL, type RoutedCallInput } from '../../config/routed-call-input';
 import type { RoutedCallResult, RoutingRecord } from '../../routing/routing-record';
 import {
   MAX_CACHE_LEASE_MS,
@@ -90,7 +90,8 @@ function hitRecord(route: ResolvedRoute, entry: CachedAnswer): RoutingRecord {
       considered: [],
       ...(entry.servedBy ? { chosen: `${entry.servedBy.provider}/${entry.servedBy.model}` } : {}),
       reason:
-        `served from the response cache: the answer ${entry.storedBy} paid for at ` +
+        // Not the paying call's workflow id: it can carry another caller's gateway key id and idempotency key.
+        `served from the response cache: an answer paid for at ` +
         `${new Date(entry.storedAtMs).toISOString()}; nothing was sent`,
       rejected: [],
       skipped: [],
@@ -130,7 +131,8 @@ export async function cachedCall(
   route: ResolvedRoute,
   input: RoutedCallInput,
   ttlMs: number,
-  walk: () => Promise<RoutedCallResult>,
+  /** Walks the route; `waited`: after waiting for another call, so the admission made at the start is stale. */
+  walk: (waited?: boolean) => Promise<RoutedCallResult>,
 ): Promise<RoutedCallResult> {
   const caller = workflowInfo().workflowId;
   const lease = leaseMs(route, input);
@@ -157,6 +159,11 @@ export async function cachedCall(
           })),
         },
         ...(input.budget !== undefined ? { scope: input.budget } : {}),
+        ...(input.labels?.[GATEWAY_KEY_LABEL] !== undefined
+          ? { gatewayKey: input.labels[GATEWAY_KEY_LABEL] }
+          : {}),
+        ...(input.maxCostUsd !== undefined ? { maxCostUsd: input.maxCostUsd } : {}),
+        ...(input.deadlineMs !== undefined ? { deadlineMs: input.deadlineMs } : {}),
         ...(input.prefer !== undefined ? { prefer: input.prefer } : {}),
         ...(input.require !== undefined ? { require: input.require } : {}),
         caller,
@@ -173,9 +180,11 @@ export async function cachedCall(
   };
 
   let found = await lookup(1);
-  for (let number = 2; found; number += 1) {
+  // The next lookup's number: above 2, this call has waited for another.
+  let number = 2;
+  for (; found; number += 1) {
     if (found.outcome === 'hit') return served(route, found.entry);
-    if (found.outcome === 'lead') return lead(found.keyDigest);
+    if (found.outcome === 'lead') return lead(found.keyDigest, number > 2);
     const waitUntilMs = Math.min(
       found.leaseEndsAtMs + WAIT_GRACE_MS,
       deadlineAtMs ?? Number.POSITIVE_INFINITY,
@@ -185,19 +194,19 @@ export async function cachedCall(
       const received: CacheEntryNews = news;
       news = undefined;
       if (received.kind === 'answer') return served(route, received.entry);
-      return lead(found.keyDigest);
+      return lead(found.keyDigest, true);
     }
     // The call's deadline passed while it waited: the walk ends it with the deadline's error, sending nothing.
-    if (deadlineAtMs !== undefined && Date.now() >= deadlineAtMs) return walk();
+    if (deadlineAtMs !== undefined && Date.now() >= deadlineAtMs) return walk(true);
     // The leader's lease ran out without a word: ask again (this call may lead now).
     found = await lookup(number);
   }
-  return walk();
+  return walk(number > 2);
 
-  async function lead(keyDigest: string): Promise<RoutedCallResult> {
+  async function lead(keyDigest: string, waited: boolean): Promise<RoutedCallResult> {
     let result: RoutedCallResult;
     try {
-      result = await walk();
+      result = await walk(waited);
     } catch (error) {
       // A failure is never cached: the entry keeps nothing and a waiting call leads next. Also when this call
       // was cancelled, hence outside its cancellation.

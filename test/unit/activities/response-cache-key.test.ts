@@ -21,7 +21,7 @@ test('the same question in another key order, or with an absent optional spelled
   expect(digest({})).toMatch(/^[0-9a-f]{64}$/);
 });
 
-test('the request, route, version, targets, scope, routing asks and entity queue each change the key', () => {
+test('the request, route, version, targets, scope, gateway key, limits, routing asks and entity queue each change the key', () => {
   const others = [
     digest({ request: { ...request, maxOutputTokens: 65 } }),
     digest({ request: { ...request, messages: [{ role: 'user', content: 'hello!' }] } }),
@@ -30,6 +30,9 @@ test('the request, route, version, targets, scope, routing asks and entity queue
     digest({ route: { ...parts.route, targets: [{ provider: 'openai', model: 'gpt-secondary' }] } }),
     digest({ scope: 'team-b' }),
     digest({ scope: undefined }),
+    digest({ gatewayKey: '0123456789ab' }),
+    digest({ maxCostUsd: 0.01 }),
+    digest({ deadlineMs: 5_000 }),
     digest({ prefer: 'cost' }),
     digest({ require: { maxLatencyMs: 1000 } }),
     digest({}, 'other-entities'),
