@@ -77,7 +77,10 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
     ...(begun.observations ? { observations: begun.observations } : {}),
     ...(begun.draw !== undefined ? { draw: begun.draw } : {}),
   };
-  const walk = () => new RouteWalk(begun.route, input, new LeanStep(firstAdmission), observed).run();
+  // A call that waited behind the response cache walks without the admission made at its start: a breaker may
+  // have opened, or a Retry-After paused the target, while it waited.
+  const walk = (waited = false) =>
+    new RouteWalk(begun.route, input, new LeanStep(waited ? undefined : firstAdmission), observed).run();
   // Only a call with the response cache on takes this path: every other call's commands stay as they were.
   const cacheTtl = cacheTtlMs(begun.route, input);
   return cacheTtl === undefined ? walk() : cachedCall(begun.route, input, cacheTtl, walk);
