@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
+import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { CommandIo } from '../../src/cli/command-io';
 import { ExitCode } from '../../src/cli/exit-codes';
@@ -193,6 +194,8 @@ test('no API key and no provider body text is recorded in history, logs, errors 
     ['gpt-secondary', openAIError(401, 'invalid_request_error', 'invalid_api_key', echoOpenAI)],
     ['claude-secondary', { kind: 'answer', text: 'Paris.' }],
   ]);
+  // That 429's Retry-After (1 s) paused gpt-primary for every caller; the next call must find it open again.
+  await delay(1_000);
   await call('quota', input(), [
     ['gpt-primary', openAIError(429, 'insufficient_quota', 'insufficient_quota', echoOpenAI)],
     ['claude-primary', anthropicError(402, 'billing_error', echoAnthropic)],
