@@ -1,10 +1,22 @@
 // Routes changed at runtime on a real dev server: a change reaches calls without a worker restart while a call in
 // flight keeps its version, the audit trail lists both, and a route in use or over the attempt cap is refused.
 import { setTimeout as delay } from 'node:timers/promises';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { InvalidRequestError } from '../../src/client/invalid-request-error';
 import { RouteInUseError, Routes } from '../../src/client/routes';
 import { entityTaskQueue } from '../../src/workflows/definitions';
-import { routeRegistryStartOptions } from '../../src/workflows/route-registry/definitions';
+import { RouteSpecSchema } from '../../src/config/route';
+import { jsonBytes, REGISTRY_STATE_MAX_BYTES } from '../../src/config/route-registry-budget';
+import {
+  deleteRouteUpdate,
+  ROUTE_REGISTRY_CONFLICT,
+  routeQuery,
+  routeRegistryStartOptions,
+  routeRegistryWorkflowId,
+  setRouteUpdate,
+  snapshotQuery,
+} from '../../src/workflows/route-registry/definitions';
 import { routeRegistryWorkflow } from '../../src/workflows/route-registry/route-registry-workflow';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { eventually } from '../support/eventually';
@@ -210,5 +222,134 @@ test('the registry keeps every route, version and audit entry across continue-as
       '3 delete three',
     ]);
     expect((await switchyard.routes.show('other')).version).toBe(1);
+  });
+});
+
+test('many large changes keep the registry running within its byte budget, with the newest audit entries', async () => {
+  await harness.withWorker(async (switchyard, taskQueue) => {
+    const started = await switchyard.temporal.workflow.start(routeRegistryWorkflow, {
+      ...routeRegistryStartOptions(taskQueue, entityTaskQueue(taskQueue)),
+      args: [{ continueAsNewAfterChanges: 50 }],
+    });
+    const registry = switchyard.temporal.workflow.getHandle(started.workflowId);
+    // About 14 KB each as JSON. The registry checks a spec's shape only (the client checks its models), so these
+    // go to it directly: 150 of them kept in full would be over Temporal's 2 MB payload limit.
+    const large = (change: number) =>
+      RouteSpecSchema.parse({
+        targets: Array.from({ length: 10 }, (_, index) => ({
+          provider: 'openai',
+          model: `change-${change}-target-${index}-`.padEnd(1_300, 'x'),
+        })),
+      });
+    const names = ['heavy-a', 'heavy-b', 'heavy-c'];
+    for (let change = 1; change <= 150; change += 1) {
+      const changed = await registry.executeUpdate(setRouteUpdate, {
+        args: [{ name: names[change % 3]!, spec: large(change), by: `change ${change}` }],
+      });
+      // The route's newest entries only, not its whole trail.
+      expect(changed.history.length).toBeLessThanOrEqual(10);
+      expect(changed.history.at(-1)!.by).toBe(`change ${change}`);
+    }
+
+    const description = await registry.describe();
+    expect(description.status.name).toBe('RUNNING');
+    expect(description.runId).not.toBe(started.firstExecutionRunId);
+    const kept = await Promise.all(names.map((name) => registry.query(routeQuery, name)));
+    let bytes = 0;
+    for (const [index, route] of kept.entries()) {
+      expect(route).toMatchObject({ version: 50 });
+      // Its last change: 150, 148, 149 for heavy-a, -b, -c.
+      const last = [150, 148, 149][index]!;
+      expect(route!.spec!.targets[0]).toMatchObject({ model: expect.stringContaining(`change-${last}-`) });
+      const versions = route!.history.map((entry) => entry.version);
+      // Trimmed to the budget: the newest entries, consecutive, ending with the current one.
+      expect(versions.length).toBeGreaterThan(1);
+      expect(versions.length).toBeLessThan(50);
+      expect(versions).toEqual(Array.from(versions, (_, at) => 51 - versions.length + at));
+      bytes += jsonBytes(route);
+    }
+    expect(bytes).toBeLessThanOrEqual(REGISTRY_STATE_MAX_BYTES);
+
+    // One spec over its own limit is refused naming spec and its size.
+    const oversized = await registry
+      .executeUpdate(setRouteUpdate, {
+        args: [
+          {
+            name: 'heavy-a',
+            spec: RouteSpecSchema.parse({ targets: [{ provider: 'openai', model: 'x'.repeat(20_000) }] }),
+          },
+        ],
+      })
+      .catch((error: unknown) => error);
+    expect(oversized).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((oversized as WorkflowUpdateFailedError).cause?.message).toMatch(
+      /spec of route "heavy-a" takes \d+ bytes as JSON, over the limit of 16384/,
+    );
+    expect((await registry.query(routeQuery, 'heavy-a'))!.version).toBe(50);
+  });
+});
+
+test('two changes checked against the same routes: the registry refuses the second, the client checks it again', async () => {
+  await harness.withWorker(async (switchyard, taskQueue) => {
+    await switchyard.routes.set('inner', onOpenAI);
+    const registry = switchyard.temporal.workflow.getHandle(routeRegistryWorkflowId(taskQueue));
+    // Both checked against one snapshot: nesting "inner" applies, deleting it is then refused on the counter.
+    const snapshot = await registry.query(snapshotQuery);
+    expect(snapshot.registryVersion).toBe(1);
+    await registry.executeUpdate(setRouteUpdate, {
+      args: [
+        {
+          name: 'outer',
+          spec: RouteSpecSchema.parse({ targets: [{ route: 'inner' }] }),
+          expectedRegistryVersion: snapshot.registryVersion,
+        },
+      ],
+    });
+    const stale = await registry
+      .executeUpdate(deleteRouteUpdate, {
+        args: [{ name: 'inner', expectedRegistryVersion: snapshot.registryVersion }],
+      })
+      .catch((error: unknown) => error);
+    expect(stale).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (stale as WorkflowUpdateFailedError).cause as ApplicationFailure;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause.type).toBe(ROUTE_REGISTRY_CONFLICT);
+    expect(cause.message).toContain('registry version 2, not 1');
+    expect((await registry.query(snapshotQuery)).routes.inner).toMatchObject({ version: 1 });
+
+    // Through the client: another change lands between its check and its send (the schedules are read in
+    // between). The client reads the routes again and checks again.
+    await switchyard.routes.set('lonely', onOpenAI);
+    const racing = (race: () => Promise<unknown>) => {
+      let checks = 0;
+      const routes = new Routes({
+        client: switchyard.temporal,
+        taskQueue,
+        config: harness.config,
+        schedules: {
+          list: async () => {
+            checks += 1;
+            if (checks === 1) await race();
+            return [];
+          },
+        },
+      });
+      return { routes, checks: () => checks };
+    };
+    // A route nesting "lonely" appears meanwhile: the second check finds it in use.
+    const nesting = racing(() => switchyard.routes.set('nester', { targets: [{ route: 'lonely' }] }));
+    const refusal = await nesting.routes.delete('lonely').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(RouteInUseError);
+    expect((refusal as RouteInUseError).users).toMatchObject([{ kind: 'route', id: 'nester' }]);
+    expect(nesting.checks()).toBe(2);
+    expect((await switchyard.routes.show('lonely')).deleted).toBe(false);
+
+    // An unrelated change meanwhile: the second check passes and the deletion applies.
+    const unrelated = racing(() => switchyard.routes.set('elsewhere', onAnthropic));
+    await switchyard.routes.set('lonely-too', onOpenAI);
+    const deleted = await unrelated.routes.delete('lonely-too');
+    expect(deleted).toMatchObject({ deleted: true, version: 2 });
+    expect(unrelated.checks()).toBe(2);
+    expect((await registry.query(snapshotQuery)).routes.elsewhere).toMatchObject({ version: 1 });
   });
 });
