@@ -363,11 +363,7 @@ export class Routes {
    */
   private async checkedChange(
     name: string,
-    check: (
-      snapshot: RegistrySnapshot,
-    ) =>
-      | Promise<(expected: Expected) => Promise<RegistryRoute>>
-      | ((expected: Expected) => Promise<RegistryRoute>),
+    check: (snapshot: RegistrySnapshot) => Promise<(expected: Expected) => Promise<RegistryRoute>>,
   ): Promise<RegistryRoute> {
     let expectedVersion: number | undefined;
     for (let attempt = 1; ; attempt += 1) {
