@@ -85,13 +85,26 @@ export function relativeTime(epochMs: number, nowMs: number): string {
   return deltaSeconds > 0 ? `in ${amount}` : `${amount} ago`;
 }
 
-/** The status with what it means right now: an open breaker whose cooldown has passed takes a probe next. */
+/**
+ * The status with what it means right now: an open breaker whose cooldown has passed takes a probe next; a target
+ * paused by a provider's Retry-After is skipped by every caller until the pause ends, whatever the status.
+ */
 function statusLabel(view: BreakerView, nowMs: number): string {
   const { state } = view;
-  if (state.status === 'open' && state.reopenAtMs !== undefined && state.reopenAtMs <= nowMs)
-    return 'open (probe due)';
-  if (state.status === 'half_open' && !state.probe) return 'half_open (probe free)';
-  return state.status;
+  const paused = pausedFor(view, nowMs);
+  const status =
+    state.status === 'open' && state.reopenAtMs !== undefined && state.reopenAtMs <= nowMs
+      ? 'open (probe due)'
+      : state.status === 'half_open' && !state.probe
+        ? 'half_open (probe free)'
+        : state.status;
+  return paused ? `${status}, paused ${paused}` : status;
+}
+
+/** `until in 12 s` while a Retry-After pause runs, else empty. */
+function pausedFor(view: BreakerView, nowMs: number): string {
+  const until = view.state.pausedUntilMs;
+  return until !== undefined && until > nowMs ? `until ${relativeTime(until, nowMs)}` : '';
 }
 
 /** `30s`, `500ms`, `2min`: a cooldown as the table shows it. */
@@ -174,6 +187,7 @@ export function renderBreakerDetails(view: BreakerView, nowMs: number): string {
   if (state.openedAtMs !== undefined) fields.push(['opened', relativeTime(state.openedAtMs, nowMs)]);
   if (nextProbe(view, nowMs)) fields.push(['next probe', nextProbe(view, nowMs)]);
   if (state.probe) fields.push(['probe held by', state.probe.holder]);
+  if (pausedFor(view, nowMs)) fields.push(['paused', `${pausedFor(view, nowMs)} (a provider's Retry-After)`]);
   const counts = Object.entries(state.counts)
     .map(([name, value]) => `${name} ${value}`)
     .join(', ');

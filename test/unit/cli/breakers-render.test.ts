@@ -62,3 +62,13 @@ test('show lists each policy with its judgement, probe time and when it was last
   expect(details).toMatch(/2\/5s\s+2\s+5s\s+open\s+in 4 s\s+1 s ago/);
   expect(details).toMatch(/5\/2min\s+5\s+2min\s+closed\s+2 s ago/);
 });
+
+test('a running Retry-After pause shows in the status and the details, and not once it has ended', () => {
+  const paused: BreakerState = { ...initialBreakerState(), pausedUntilMs: T0 + 12_000 };
+  expect(renderBreakerTable([viewOf(paused)], T0)).toMatch(/openai\/gpt-4o\s+closed, paused until in 12 s/);
+  expect(renderBreakerDetails(viewOf(paused), T0)).toMatch(
+    /paused\s+until in 12 s \(a provider's Retry-After\)/,
+  );
+  expect(renderBreakerTable([viewOf(paused)], T0 + 12_000)).not.toContain('paused');
+  expect(renderBreakerDetails(viewOf(paused), T0 + 12_000)).not.toContain('paused');
+});
