@@ -4,14 +4,17 @@ import { validateCallInput } from '../client/switchyard-client';
 import { ownEntry, type Config } from '../config/config';
 import {
   GATEWAY_KEY_LABEL,
+  RoutingRequirementsSchema,
   type RoutedCallInput,
   type RoutedCallInputValue,
+  type RoutingRequirements,
 } from '../config/routed-call-input';
 import { routedCallWorkflowId } from '../workflows/definitions';
 import { keyAllowsRoute, type StoredKey } from './gateway-key';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import { applyKeyOutputCeiling, keyRefusal, type KeyPolicy } from './key-policy';
 import { RESPONSES_LABELS } from './responses-echo';
+import { ROUTING_HEADERS } from './routing-summary';
 import type { Surface, SurfaceRequest } from './surface';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -35,6 +38,59 @@ export function cacheChoice(header: string | undefined): RoutedCallInput['cache'
     'invalid_request',
     { param: 'x-switchyard-cache' },
   );
+}
+
+const PREFERENCES: readonly NonNullable<RoutedCallInput['prefer']>[] = ['cost', 'latency', 'reliability'];
+
+/**
+ * The call's preference from the `x-switchyard-prefer` request header: `cost`, `latency` or `reliability` (case and
+ * surrounding spaces ignored), ordering the route's candidates by it instead of the route's strategy. Absent: the
+ * route's strategy.
+ */
+export function preferChoice(header: string | undefined): RoutedCallInput['prefer'] {
+  if (header === undefined) return undefined;
+  const value = header.trim().toLowerCase();
+  const preference = PREFERENCES.find((known) => known === value);
+  if (preference) return preference;
+  throw new GatewayError(
+    `${ROUTING_HEADERS.prefer}: one of ${PREFERENCES.join(', ')}`,
+    GatewayErrorKind.invalidRequest,
+    'invalid_request',
+    { param: ROUTING_HEADERS.prefer },
+  );
+}
+
+/**
+ * The call's hard filters from the `x-switchyard-require` request header: a JSON object of `capabilities` (any of
+ * `images`, `documents`, `tools`, `reasoning`), `maxLatencyMs` (whole milliseconds, above 0) and `maxCostUsd`
+ * (USD, above 0). A target that does not meet them is rejected before anything is sent. Absent: no filters.
+ */
+export function requireChoice(header: string | undefined): RoutingRequirements | undefined {
+  if (header === undefined) return undefined;
+  const refuse = (why: string) =>
+    new GatewayError(
+      `${ROUTING_HEADERS.require}: ${why}`,
+      GatewayErrorKind.invalidRequest,
+      'invalid_request',
+      {
+        param: ROUTING_HEADERS.require,
+      },
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(header);
+  } catch {
+    throw refuse('a JSON object such as {"capabilities":["tools"],"maxLatencyMs":2000,"maxCostUsd":0.01}');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw refuse('a JSON object such as {"capabilities":["tools"],"maxLatencyMs":2000,"maxCostUsd":0.01}');
+  }
+  const parsed = RoutingRequirementsSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+  );
+  throw refuse(issues.join('; '));
 }
 
 export interface PreparedCall {
@@ -64,6 +120,10 @@ export function prepareCall(options: {
   readonly keyPolicy?: KeyPolicy;
   /** The `x-switchyard-cache` request header ({@link cacheChoice}). @default the route's cache setting */
   readonly cacheHeader?: string;
+  /** The `x-switchyard-prefer` request header ({@link preferChoice}). @default the route's strategy */
+  readonly preferHeader?: string;
+  /** The `x-switchyard-require` request header ({@link requireChoice}). @default no filters */
+  readonly requireHeader?: string;
 }): PreparedCall {
   const { parsed, key, config } = options;
   const route = parsed.route ?? config.defaultRoute;
@@ -95,6 +155,8 @@ export function prepareCall(options: {
     );
   }
   const cache = cacheChoice(options.cacheHeader);
+  const prefer = preferChoice(options.preferHeader);
+  const requirements = requireChoice(options.requireHeader);
   const value: RoutedCallInputValue = {
     route,
     request: applyKeyOutputCeiling(parsed.request, key, options.surface.outputLimitField),
@@ -102,6 +164,8 @@ export function prepareCall(options: {
     deadlineMs: options.deadlineMs,
     stream: parsed.stream,
     ...(cache !== undefined ? { cache } : {}),
+    ...(prefer !== undefined ? { prefer } : {}),
+    ...(requirements !== undefined ? { require: requirements } : {}),
     labels: {
       ...parsed.labels,
       // An unstored response can be neither read back nor continued (see responses-state.ts).

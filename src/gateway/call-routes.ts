@@ -18,7 +18,7 @@ import { withItemReferences } from './responses-item-references';
 import { conversationBefore } from './responses-state';
 import { responsesSurface } from './responses-surface';
 import { responseTimesOf } from './responses-times';
-import { routingHeaders, summaryOf } from './routing-summary';
+import { ROUTING_HEADERS, routingHeaders, summaryOf } from './routing-summary';
 import { StreamedResponse } from './streamed-response';
 import type { ResponseIdentity, Surface, SurfaceRequest } from './surface';
 
@@ -172,6 +172,8 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       deadlineMs: callTimeoutMs,
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
       cacheHeader: header(request, 'x-switchyard-cache'),
+      preferHeader: header(request, ROUTING_HEADERS.prefer),
+      requireHeader: header(request, ROUTING_HEADERS.require),
     });
     options.onWorkflow(request, prepared.workflowId);
     const presence = new CallerPresence(reply.raw);

@@ -4,7 +4,7 @@ import { planRoutedCall } from '../client/call-input';
 import type { SwitchyardClient } from '../client/switchyard-client';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall } from './call-input';
-import { gatewayKeyOf } from './gateway-authentication';
+import { gatewayKeyOf, header } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import type { GatewayRoutes } from './gateway-routes';
 import type { KeyPolicy } from './key-policy';
@@ -12,6 +12,7 @@ import { openAISurface } from './openai-surface';
 import { withItemReferences } from './responses-item-references';
 import { conversationBefore } from './responses-state';
 import { responsesSurface } from './responses-surface';
+import { ROUTING_HEADERS } from './routing-summary';
 import type { Surface } from './surface';
 
 /** The request shapes a plan's body may take, by the `surface` query parameter. */
@@ -76,6 +77,8 @@ export function registerPlanRoute(scope: FastifyInstance, options: PlanRouteOpti
       idempotencyKey: undefined,
       deadlineMs: options.callTimeoutMs,
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
+      preferHeader: header(request, ROUTING_HEADERS.prefer),
+      requireHeader: header(request, ROUTING_HEADERS.require),
     });
     return { object: 'switchyard.plan', ...planRoutedCall(config, prepared.input) };
   });

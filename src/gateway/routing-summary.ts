@@ -39,6 +39,10 @@ export const ROUTING_HEADERS = {
   errorType: 'x-switchyard-error-type',
   /** On responses: `hit` or `miss`. On requests: the call's cache choice (`on`, `off`, a TTL in seconds). */
   cache: 'x-switchyard-cache',
+  /** On requests: what the call cares about most (`cost`, `latency`, `reliability`), over the route's strategy. */
+  prefer: 'x-switchyard-prefer',
+  /** On requests: a JSON object of hard filters (`capabilities`, `maxLatencyMs`, `maxCostUsd`). */
+  require: 'x-switchyard-require',
 } as const;
 
 /** Anything but visible ASCII and space, and `%` itself (so the encoding can be undone). */
