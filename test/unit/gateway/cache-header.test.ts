@@ -1,36 +1,12 @@
 // The gateway's response-cache header: the caller's choice read from the request, the outcome written back.
-import { parseConfig } from '../../../src/config/load-config';
-import { cacheChoice, prepareCall } from '../../../src/gateway/call-input';
+import { cacheChoice } from '../../../src/gateway/call-input';
 import { GatewayError, toGatewayError } from '../../../src/gateway/gateway-error';
-import type { StoredKey } from '../../../src/gateway/gateway-key';
-import { openAISurface } from '../../../src/gateway/openai-surface';
 import { routingHeaders, summaryOf } from '../../../src/gateway/routing-summary';
 import type { RoutingRecord } from '../../../src/routing/routing-record';
-import { TEST_CONFIG } from '../cli/cli-test-io';
-
-const config = parseConfig(TEST_CONFIG);
-const key: StoredKey = {
-  id: '0123456789ab',
-  sha256: '0'.repeat(64),
-  routes: ['cheap'],
-  createdAt: '2026-01-01T00:00:00.000Z',
-};
+import { prepareWithHeaders } from './prepared-call';
 
 function prepare(cacheHeader: string | undefined) {
-  return prepareCall({
-    surface: openAISurface,
-    parsed: {
-      route: 'cheap',
-      request: { messages: [{ role: 'user', content: 'hello' }] },
-      stream: false,
-      includeUsage: false,
-    },
-    key,
-    config,
-    idempotencyKey: undefined,
-    deadlineMs: 60_000,
-    ...(cacheHeader !== undefined ? { cacheHeader } : {}),
-  });
+  return prepareWithHeaders(cacheHeader !== undefined ? { cacheHeader } : {});
 }
 
 test('on, off and a TTL in seconds become the call input; absent leaves the route to decide', () => {

@@ -1,36 +1,10 @@
 // The gateway's x-switchyard-prefer and x-switchyard-require request headers: read into the call input, refused
 // naming the header when they say nothing a call could use.
-import { parseConfig } from '../../../src/config/load-config';
-import { preferChoice, prepareCall, requireChoice } from '../../../src/gateway/call-input';
+import { preferChoice, requireChoice } from '../../../src/gateway/call-input';
 import { GatewayError, toGatewayError } from '../../../src/gateway/gateway-error';
-import type { StoredKey } from '../../../src/gateway/gateway-key';
-import { openAISurface } from '../../../src/gateway/openai-surface';
-import { TEST_CONFIG } from '../cli/cli-test-io';
+import { prepareWithHeaders } from './prepared-call';
 
-const config = parseConfig(TEST_CONFIG);
-const key: StoredKey = {
-  id: '0123456789ab',
-  sha256: '0'.repeat(64),
-  routes: ['cheap'],
-  createdAt: '2026-01-01T00:00:00.000Z',
-};
-
-function prepare(headers: { preferHeader?: string; requireHeader?: string }) {
-  return prepareCall({
-    surface: openAISurface,
-    parsed: {
-      route: 'cheap',
-      request: { messages: [{ role: 'user', content: 'hello' }] },
-      stream: false,
-      includeUsage: false,
-    },
-    key,
-    config,
-    idempotencyKey: undefined,
-    deadlineMs: 60_000,
-    ...headers,
-  });
-}
+const prepare = prepareWithHeaders;
 
 function refusalOf(body: () => unknown): GatewayError | undefined {
   try {
