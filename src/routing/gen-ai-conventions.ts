@@ -1,6 +1,7 @@
 // The OpenTelemetry GenAI semantic conventions Switchyard follows in spans and metrics: attribute names and
 // values. Plain constants and pure functions, workflow-safe: workflow metrics and span interceptors share them.
 import type { ProviderKind } from '../config/request';
+import type { Usage } from '../providers/types';
 
 /** Attribute names of the GenAI conventions, as spans and metrics carry them. */
 export const GenAiAttribute = {
@@ -24,6 +25,7 @@ export const GEN_AI_OPERATION_CHAT = 'chat';
 
 /** Values of `gen_ai.token.type`. */
 export const GenAiTokenType = { input: 'input', output: 'output' } as const;
+export type GenAiTokenType = (typeof GenAiTokenType)[keyof typeof GenAiTokenType];
 
 /**
  * The conventions' `gen_ai.provider.name` of a target: the well-known name of the API it speaks (`openai`,
@@ -44,4 +46,38 @@ export function genAiProviderName(kind: ProviderKind, configuredName: string): s
       return String(unknownKind);
     }
   }
+}
+
+/**
+ * The conventions' client metric names, as OpenTelemetry spells them. A Prometheus endpoint cannot serve dots:
+ * `SwitchyardMetric`'s neighbours in `workflows/metric-names.ts` hold the names the worker actually serves.
+ */
+export const GenAiMetric = {
+  /** Histogram, unit `{token}`: tokens of one operation, once per `gen_ai.token.type`. */
+  tokenUsage: 'gen_ai.client.token.usage',
+  /** Histogram, unit `s`: wall time of one operation, from request to answer or failure. */
+  operationDuration: 'gen_ai.client.operation.duration',
+} as const;
+
+/** The bucket boundaries the conventions advise for {@link GenAiMetric.tokenUsage}, in tokens (powers of 4). */
+export const GEN_AI_TOKEN_USAGE_BUCKETS: readonly number[] = [
+  1, 4, 16, 64, 256, 1_024, 4_096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864,
+];
+
+/** The bucket boundaries the conventions advise for {@link GenAiMetric.operationDuration}, in seconds. */
+export const GEN_AI_OPERATION_DURATION_BUCKETS: readonly number[] = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+
+/**
+ * The conventions' `gen_ai.usage.input_tokens`: every prompt token, cache reads and cache writes included (the
+ * provider's own counts split them for pricing; the conventions count the prompt once).
+ */
+export function genAiInputTokens(usage: Usage): number {
+  return (
+    usage.inputTokens +
+    usage.cachedInputTokens +
+    (usage.cacheWriteInputTokens ?? 0) +
+    (usage.cacheWrite1hInputTokens ?? 0)
+  );
 }
