@@ -1,4 +1,5 @@
-# Switchyard worker image: build the TypeScript in one stage, run the compiled worker on a slim Node 20.
+# Switchyard worker image: build the TypeScript in one stage, run the compiled worker (or `switchyard serve`, the
+# gateway) on a slim Node 20.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -17,6 +18,9 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
+# Mount points of the compose stack's payload store and gateway keys volumes: a fresh named volume takes its
+# owner from the image's folder, so the `node` user can write them.
+RUN mkdir -p /var/lib/switchyard/payloads /var/lib/switchyard/keys && chown -R node:node /var/lib/switchyard
 USER node
 # Prometheus metrics (temporal_* and switchyard_*) at :9464/metrics.
 EXPOSE 9464

@@ -42,10 +42,13 @@ function published(name: string): string[] {
   });
 }
 
-test('the stack has PostgreSQL, schema setup, Temporal, search-attribute setup, the Web UI, the worker and the demo fake', () => {
+test('the stack has PostgreSQL, schema setup, Temporal, search-attribute setup, the Web UI, the worker, the gateway and the optional services', () => {
   expect(Object.keys(services).sort()).toEqual(
     [
       'fake-provider',
+      'gateway',
+      'keys',
+      'otel-collector',
       'postgresql',
       'temporal',
       'temporal-schema',
@@ -64,7 +67,7 @@ test('the stack has PostgreSQL, schema setup, Temporal, search-attribute setup, 
   expect(compose.volumes).toHaveProperty('postgresql-data');
 });
 
-test('services start in order: database, schema, server, namespace and search attributes, then UI and worker', () => {
+test('services start in order: database, schema, server, namespace and search attributes, then UI, worker and gateway', () => {
   expect(service('temporal-schema').depends_on).toEqual({ postgresql: { condition: 'service_healthy' } });
   expect(service('temporal').depends_on).toEqual({
     'temporal-schema': { condition: 'service_completed_successfully' },
@@ -74,14 +77,22 @@ test('services start in order: database, schema, server, namespace and search at
   expect(service('worker').depends_on).toEqual({
     'temporal-setup': { condition: 'service_completed_successfully' },
     'fake-provider': { condition: 'service_healthy', required: false },
+    'otel-collector': { condition: 'service_started', required: false },
+  });
+  expect(service('gateway').depends_on).toEqual({
+    'temporal-setup': { condition: 'service_completed_successfully' },
+    'otel-collector': { condition: 'service_started', required: false },
   });
 });
 
-test('ports: Temporal 7233, the Web UI 8080, worker metrics 9464, the fake provider 4010, all on 127.0.0.1', () => {
+test('ports: Temporal 7233, the Web UI 8080, worker metrics 9464, the gateway 4000, the fake provider 4010, OTLP 4317 and 4318, all on 127.0.0.1', () => {
   expect(published('temporal')).toEqual(['7233']);
   expect(published('temporal-ui')).toEqual(['8080']);
   expect(published('worker')).toEqual(['9464']);
+  expect(published('gateway')).toEqual(['4000']);
   expect(published('fake-provider')).toEqual(['4010']);
+  expect(published('otel-collector')).toEqual(['4317', '4318']);
+  expect(published('keys')).toEqual([]);
   expect(service('worker').environment).toMatchObject({
     TEMPORAL_ADDRESS: 'temporal:7233',
     SWITCHYARD_METRICS_HOST: '0.0.0.0',
@@ -91,15 +102,23 @@ test('ports: Temporal 7233, the Web UI 8080, worker metrics 9464, the fake provi
 });
 
 test('long-running services have health checks; the one-shot setups do not need them', () => {
-  for (const name of ['postgresql', 'temporal', 'worker', 'fake-provider']) {
+  for (const name of ['postgresql', 'temporal', 'worker', 'gateway', 'fake-provider']) {
     expect(service(name).healthcheck?.test.length).toBeGreaterThan(0);
   }
   expect(service('worker').healthcheck!.test.join(' ')).toContain('127.0.0.1:9464/metrics');
+  expect(service('gateway').healthcheck!.test.join(' ')).toContain('127.0.0.1:4000/healthz');
+  // The collector's image has no shell or HTTP client to run a check with; nothing waits for it to be healthy.
+  expect(service('otel-collector').healthcheck).toBeUndefined();
 });
 
 test('the fake provider is in the demo profile only, built from the worker image', () => {
+  const profiles: Record<string, string[]> = {
+    'fake-provider': ['demo'],
+    keys: ['keys'],
+    'otel-collector': ['tracing'],
+  };
   for (const [name, definition] of Object.entries(services)) {
-    expect([name, definition.profiles]).toEqual([name, name === 'fake-provider' ? ['demo'] : undefined]);
+    expect([name, definition.profiles]).toEqual([name, profiles[name]]);
   }
   expect(service('fake-provider').image).toBe(service('worker').image);
   expect(service('fake-provider').command).toEqual(
@@ -116,17 +135,20 @@ test('the fake provider is in the demo profile only, built from the worker image
   }
 });
 
-test('every file the stack mounts from this repository exists', () => {
+test('every file the stack mounts from this repository exists, every named volume is declared', () => {
   const mounted = Object.values(services).flatMap((definition) =>
-    (definition.volumes ?? [])
-      .map((volume) => volume.split(':')[0]!)
-      .filter((source) => source.startsWith('./') || source.startsWith('${')),
+    (definition.volumes ?? []).map((volume) => volume.split(':')[0]!),
   );
   expect(mounted.length).toBeGreaterThan(0);
   for (const source of mounted) {
     // `${SWITCHYARD_CONFIG_FILE:-./switchyard.config.json}` is the user's file; its example ships.
     if (source.startsWith('${')) {
       expect(source).toBe('${SWITCHYARD_CONFIG_FILE');
+      continue;
+    }
+    // Named volumes (the database, the payload store, the gateway keys) are declared at the top level.
+    if (!source.startsWith('./')) {
+      expect(compose.volumes).toHaveProperty(source);
       continue;
     }
     expect([source, existsSync(path.join(root, source))]).toEqual([source, true]);
@@ -176,8 +198,8 @@ test('the worker image is a multi-stage build that runs the compiled worker', ()
 const composePlugin = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' }).status === 0;
 const withCompose = composePlugin ? test : test.skip;
 
-withCompose('docker compose config accepts the file, with and without the demo profile', () => {
-  for (const profile of [[], ['--profile', 'demo']]) {
+withCompose('docker compose config accepts the file, with and without each profile', () => {
+  for (const profile of [[], ['--profile', 'demo'], ['--profile', 'tracing'], ['--profile', 'keys']]) {
     const result = spawnSync('docker', ['compose', ...profile, 'config', '--quiet'], {
       cwd: root,
       encoding: 'utf8',
