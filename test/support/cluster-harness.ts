@@ -1,5 +1,6 @@
 // Per-file harness of the cluster suite: the fake provider, a config file, and real Switchyard worker processes
-// (`src/worker.ts`, as deployed) on the cluster; calls go through the client API only. Test side.
+// (`src/worker.ts`, as deployed) on the cluster; calls go through the client API, or through a gateway process
+// (`switchyard serve`) on request. Test side.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { connectClient } from '../../src/client/connection';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import type { Config } from '../../src/config/config';
 import { parseConfig } from '../../src/config/load-config';
+import { startGatewayProcess, type GatewayProcess } from '../../src/engine/gateway-process';
 import { startFakeProvider, type FakeProvider } from '../../src/fake-provider';
+import { KeyStore } from '../../src/gateway/key-store';
 import { quietRuntime, uniqueName } from './temporal';
 import { TEST_API_KEYS } from './test-config';
 import { startWorkerProcess } from './worker-process';
@@ -20,6 +23,16 @@ export interface ClusterWorker {
   readonly child: ChildProcess;
   readonly pid: number;
   /** Everything it printed so far. */
+  output(): string;
+}
+
+/** A `switchyard serve` process on the cluster, in front of the harness's workers. */
+export interface ClusterGateway {
+  /** Base URL, e.g. `http://127.0.0.1:43121` (OpenAI SDKs: add `/v1`). */
+  readonly url: string;
+  /** A key for every route, from the gateway's keys file. */
+  readonly key: string;
+  /** Everything it printed so far (the start banner, one line per request). */
   output(): string;
 }
 
@@ -41,6 +54,8 @@ export interface ClusterHarness {
   /** The running worker processes, oldest first. */
   readonly workers: readonly ClusterWorker[];
   startWorker(): Promise<ClusterWorker>;
+  /** Starts a gateway process with the workers' config and task queue; it stops with the harness. */
+  startGateway(): Promise<ClusterGateway>;
   /** SIGKILLs a worker process and waits for it to be gone. */
   killWorker(worker: ClusterWorker): Promise<void>;
   /** The worker process a history `identity` belongs to (started by this harness), if any. */
@@ -60,6 +75,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions): Promi
   const workers: ClusterWorker[] = [];
   const everyWorker: ClusterWorker[] = [];
   const everyChild = new Set<ChildProcess>();
+  const gateways: GatewayProcess[] = [];
 
   const startWorker = async (): Promise<ClusterWorker> => {
     let printed = '';
@@ -81,6 +97,21 @@ export async function startClusterHarness(options: ClusterHarnessOptions): Promi
     return worker;
   };
 
+  const startGateway = async (): Promise<ClusterGateway> => {
+    const keysFile = path.join(directory, 'switchyard.keys.json');
+    const { key } = new KeyStore({ file: keysFile }).create({ routes: ['*'], label: options.label });
+    let printed = '';
+    const gateway = await startGatewayProcess({
+      configFile,
+      keysFile,
+      // The cluster's address and namespace come from this process's environment, as the workers' do.
+      taskQueue,
+      onOutput: (text) => (printed += text),
+    });
+    gateways.push(gateway);
+    return { url: gateway.url, key, output: () => printed };
+  };
+
   const killWorker = async (worker: ClusterWorker): Promise<void> => {
     if (worker.child.exitCode === null && worker.child.signalCode === null) {
       const exited = once(worker.child, 'exit');
@@ -91,6 +122,8 @@ export async function startClusterHarness(options: ClusterHarnessOptions): Promi
   };
 
   const close = async (): Promise<void> => {
+    // Gateways first: their open requests end before the workers serving them go.
+    await Promise.all(gateways.map((gateway) => gateway.stop()));
     await Promise.all(
       [...everyChild].map(async (child) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
@@ -122,6 +155,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions): Promi
     switchyard: new SwitchyardClient({ client, taskQueue, config }),
     workers,
     startWorker,
+    startGateway,
     killWorker,
     workerOf: (identity) => everyWorker.find((worker) => identity?.startsWith(`${worker.pid}@`)),
     close,
