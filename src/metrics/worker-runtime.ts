@@ -1,9 +1,11 @@
 // Installs the worker process's Temporal runtime: log level and the Prometheus endpoint. Node side.
 import { SwitchyardError } from '../config/branded-error';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { GEN_AI_OPERATION_DURATION_BUCKETS, GEN_AI_TOKEN_USAGE_BUCKETS } from '../routing/gen-ai-conventions';
 import {
   ATTEMPT_LATENCY_MS_BUCKETS,
   CALL_COST_USD_BUCKETS,
+  GenAiPrometheusMetric,
   SwitchyardMetric,
 } from '../workflows/metric-names';
 
@@ -76,6 +78,9 @@ function install(logLevel: LogLevel, bindAddress: string | undefined): void {
                 histogramBucketOverrides: {
                   [SwitchyardMetric.callCost]: [...CALL_COST_USD_BUCKETS],
                   [SwitchyardMetric.attemptLatency]: [...ATTEMPT_LATENCY_MS_BUCKETS],
+                  // The conventions advise these; the SDK's defaults are milliseconds, wrong for both.
+                  [GenAiPrometheusMetric.tokenUsage]: [...GEN_AI_TOKEN_USAGE_BUCKETS],
+                  [GenAiPrometheusMetric.operationDuration]: [...GEN_AI_OPERATION_DURATION_BUCKETS],
                 },
               },
             },
@@ -90,9 +95,9 @@ function isAddressInUse(error: unknown): boolean {
 }
 
 /**
- * Installs the process's Temporal runtime with the Prometheus endpoint: the SDK's `temporal_*` series and
- * Switchyard's `switchyard_*` series on one `/metrics`. Call it once, before any connection or worker is
- * made (the runtime is a process-wide singleton). When the default port is taken — a second worker on the
+ * Installs the process's Temporal runtime with the Prometheus endpoint: the SDK's `temporal_*` series,
+ * Switchyard's `switchyard_*` series and the GenAI conventions' `gen_ai_client_*` series on one `/metrics`.
+ * Call it once, before any connection or worker is made (the runtime is a process-wide singleton). When the default port is taken — a second worker on the
  * same machine — the worker runs without an endpoint and says so; a port set explicitly must be free.
  */
 export function installWorkerRuntime(options: WorkerRuntimeOptions = {}): WorkerRuntime {

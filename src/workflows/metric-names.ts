@@ -38,3 +38,26 @@ export const CALL_COST_USD_BUCKETS: readonly number[] = [
 export const ATTEMPT_LATENCY_MS_BUCKETS: readonly number[] = [
   50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000,
 ];
+
+/**
+ * The GenAI conventions' client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`) as the
+ * worker's Prometheus endpoint serves them. The Temporal runtime's Prometheus exporter refuses dots in names and
+ * label names (it drops the values), so they are registered in the form an OpenTelemetry Collector's Prometheus
+ * exporter gives the same metrics: dots become underscores, a duration in seconds gains `_seconds`, and an
+ * annotation unit such as `{token}` adds nothing. Each is emitted once per attempt that sent a request.
+ */
+export const GenAiPrometheusMetric = {
+  /** Histogram (tokens, int): an answered attempt's input and output tokens, one sample of each. */
+  tokenUsage: 'gen_ai_client_token_usage',
+  /** Histogram (seconds, float): the wall time of an attempt that sent a request, answered or failed. */
+  operationDuration: 'gen_ai_client_operation_duration_seconds',
+} as const;
+export type GenAiPrometheusMetric = (typeof GenAiPrometheusMetric)[keyof typeof GenAiPrometheusMetric];
+
+/** Switchyard's own attributes on the GenAI series, in the conventions' dotted style (served with `_`). */
+export const SwitchyardGenAiAttribute = {
+  /** The route the call walked (`inline` for a call that brought its own targets). */
+  route: 'switchyard.route',
+  /** The attempt's outcome: `succeeded` or `failed`. */
+  outcome: 'switchyard.outcome',
+} as const;

@@ -1,5 +1,6 @@
 // The worker's Prometheus endpoint, with a worker in its own process (the runtime is one per process): the
-// SDK's series and Switchyard's attempts, fallbacks, cost, breaker transitions and ledger refusals.
+// SDK's series, Switchyard's attempts, fallbacks, cost, breaker transitions and ledger refusals, and the GenAI
+// conventions' client series.
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,7 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import { freePort } from '../../src/engine';
 import { startFakeProvider, type FakeProvider } from '../../src/fake-provider';
-import { SwitchyardMetric } from '../../src/workflows/metric-names';
+import { GenAiPrometheusMetric, SwitchyardMetric } from '../../src/workflows/metric-names';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { parsePrometheusText, sumOf, type Sample } from '../support/prometheus-text';
 import { connectForTest, temporalAddress, uniqueName, type TemporalTestContext } from '../support/temporal';
@@ -122,7 +123,12 @@ afterAll(async () => {
 test('the endpoint serves the SDK series and the Switchyard series after calls', async () => {
   const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue });
   fake.script(openaiModel, { kind: 'error', error: 'rate_limited' });
-  fake.script(anthropicModel, { kind: 'answer', text: 'hi', usage: { inputTokens: 10, outputTokens: 5 } });
+  // Cache reads count as input in the GenAI conventions: 10 + 3 input tokens.
+  fake.script(anthropicModel, {
+    kind: 'answer',
+    text: 'hi',
+    usage: { inputTokens: 10, cachedInputTokens: 3, outputTokens: 5 },
+  });
   const { record } = await switchyard.generate({ route: 'support', request });
   expect(record.fallbacks).toBe(1);
 
@@ -181,4 +187,75 @@ test('the endpoint serves the SDK series and the Switchyard series after calls',
   expect(
     sumOf(samples, SwitchyardMetric.ledgerRefusals, { scope: 'metrics-tight', reason: 'over_budget' }),
   ).toBeGreaterThanOrEqual(1);
+
+  expectGenAiSeries(
+    samples,
+    record.attempts.map((attempt) => attempt.latencyMs),
+  );
 });
+
+/**
+ * The GenAI series of the first call (one failover, then an answer); the second call's skips sent nothing, so
+ * they add nothing. Labels are the conventions' attributes with `_` for `.`, as Prometheus serves them.
+ */
+function expectGenAiSeries(samples: readonly Sample[], latenciesMs: readonly number[]): void {
+  const duration = GenAiPrometheusMetric.operationDuration;
+  const tokens = GenAiPrometheusMetric.tokenUsage;
+  const common = { gen_ai_operation_name: 'chat', switchyard_route: 'support' };
+  const failed = {
+    ...common,
+    gen_ai_provider_name: 'openai',
+    gen_ai_request_model: openaiModel,
+    error_type: 'rate_limited',
+    switchyard_outcome: 'failed',
+  };
+  const answered = {
+    ...common,
+    gen_ai_provider_name: 'anthropic',
+    gen_ai_request_model: anthropicModel,
+    gen_ai_response_model: anthropicModel,
+    switchyard_outcome: 'succeeded',
+  };
+
+  expect(sumOf(samples, `${duration}_count`, common)).toBe(2);
+  expect(sumOf(samples, `${duration}_count`, failed)).toBe(1);
+  expect(sumOf(samples, `${duration}_count`, answered)).toBe(1);
+  // Seconds, from the attempt's recorded latency in milliseconds.
+  expect(sumOf(samples, `${duration}_sum`, answered)).toBeCloseTo(latenciesMs[1]! / 1_000, 6);
+  // error_type only on the failure; a response model only on the answer.
+  const durationCounts = samples.filter((sample) => sample.name === `${duration}_count`);
+  const answeredCount = durationCounts.find((sample) => sample.labels.switchyard_outcome === 'succeeded');
+  const failedCount = durationCounts.find((sample) => sample.labels.switchyard_outcome === 'failed');
+  expect(answeredCount?.labels).not.toHaveProperty('error_type');
+  expect(failedCount?.labels).not.toHaveProperty('gen_ai_response_model');
+  // The conventions' buckets, in seconds: the SDK's millisecond defaults end at 10000.
+  expect(bucket(samples, duration, answered, '81.92')).toBe(1);
+
+  // One input and one output sample for the answer; none for the failure, which used nothing it reported.
+  expect(sumOf(samples, `${tokens}_count`, common)).toBe(2);
+  expect(sumOf(samples, `${tokens}_count`, { ...answered, gen_ai_token_type: 'input' })).toBe(1);
+  expect(sumOf(samples, `${tokens}_sum`, { ...answered, gen_ai_token_type: 'input' })).toBe(13);
+  expect(sumOf(samples, `${tokens}_sum`, { ...answered, gen_ai_token_type: 'output' })).toBe(5);
+  expect(sumOf(samples, `${tokens}_count`, { error_type: 'rate_limited' })).toBe(0);
+  // The conventions' buckets, powers of 4: 13 input tokens fall above 4 and within 16.
+  const input = { ...answered, gen_ai_token_type: 'input' };
+  expect(bucket(samples, tokens, input, '4')).toBe(0);
+  expect(bucket(samples, tokens, input, '16')).toBe(1);
+  expect(bucket(samples, tokens, input, '67108864')).toBe(1);
+}
+
+/** The cumulative count of `name`'s bucket `le` among samples labelled `labels`; NaN when no such bucket. */
+function bucket(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string>,
+  le: string,
+): number {
+  const matching = samples.filter(
+    (sample) =>
+      sample.name === `${name}_bucket` &&
+      sample.labels.le === le &&
+      Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
+  return matching.length === 0 ? Number.NaN : matching.reduce((total, sample) => total + sample.value, 0);
+}

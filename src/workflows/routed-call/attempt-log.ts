@@ -1,6 +1,7 @@
 // The attempts of one routed call: the query, the UI's current details, the record and the closing search attributes. Workflow code.
 import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedRoute } from '../../config/resolved-route';
+import type { Usage } from '../../providers/types';
 import type { PlannedAttempt } from '../../routing/attempt-plan';
 import { addNano, nanoToUsd } from '../../routing/money';
 import { renderAttemptsMarkdown } from '../../routing/render-attempts';
@@ -101,7 +102,8 @@ export class AttemptLog {
     return this.attempts;
   }
 
-  add(entry: AttemptEntry): void {
+  /** Records an attempt; `answer` is what an answered attempt's provider said (its model and usage), for metrics. */
+  add(entry: AttemptEntry, answer?: { readonly model: string; readonly usage: Usage }): void {
     const { planned, ...rest } = entry;
     const target = this.route.targets[planned.targetIndex]!;
     this.attempts.push({
@@ -114,7 +116,11 @@ export class AttemptLog {
       startedAt: new Date(Date.now() - rest.latencyMs).toISOString(),
       ...rest,
     });
-    recordAttemptMetrics(this.attempts[this.attempts.length - 1]!);
+    recordAttemptMetrics(this.attempts[this.attempts.length - 1]!, {
+      route: this.route.name,
+      providerKind: target.providerKind,
+      ...(answer ? { responseModel: answer.model, usage: answer.usage } : {}),
+    });
     this.publish();
   }
 

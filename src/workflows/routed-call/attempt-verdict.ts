@@ -81,14 +81,17 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
   if (outcome.succeeded) {
     await step.settle(pass, { succeeded: true, charge }, outcome);
     const { provider: _provider, model: _model, ...answer } = outcome.result;
-    log.add({
-      planned,
-      outcome: AttemptOutcome.succeeded,
-      latencyMs,
-      ...charge,
-      reservedNanoUsd: boundNanoUsd,
-      ...(answer.requestId ? { requestId: answer.requestId } : {}),
-    });
+    log.add(
+      {
+        planned,
+        outcome: AttemptOutcome.succeeded,
+        latencyMs,
+        ...charge,
+        reservedNanoUsd: boundNanoUsd,
+        ...(answer.requestId ? { requestId: answer.requestId } : {}),
+      },
+      { model: outcome.result.model, usage: answer.usage },
+    );
     const servedBy = { targetIndex: planned.targetIndex, provider: target.provider, model: target.model };
     const record = log.record(servedBy);
     log.finish('succeeded', record);
