@@ -2,6 +2,8 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+// The client half only: the package's root also loads its worker and plugin halves (and so the worker SDK).
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { resolveDataConverter } from '../codec/data-converter';
 
@@ -32,13 +34,23 @@ export interface ClientSettings extends ConnectionSettings {
   readonly dataConverter?: DataConverter;
 }
 
-/** A client for starting and reading workflows. Close it with `client.connection.close()`. */
+/**
+ * A client for starting and reading workflows. Close it with `client.connection.close()`. Each start, query,
+ * update and signal carries the caller's active OpenTelemetry context in its Temporal headers, so a workflow
+ * whose worker uses Temporal's OpenTelemetry interceptors continues the caller's trace; with no tracer
+ * provider registered the spans are no-ops.
+ */
 export async function connectClient(settings: ClientSettings = {}): Promise<Client> {
   const { connectionOptions, namespace } = resolveSettings(settings);
   // Read before connecting: a bad codec key is a settings error, not an unreachable server.
   const dataConverter = resolveDataConverter(settings.dataConverter);
   const connection = await Connection.connect(connectionOptions);
-  return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+  return new Client({
+    connection,
+    namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+  });
 }
 
 /** A worker-side connection with the same settings (exported from `switchyard/worker`). */

@@ -86,6 +86,9 @@ test('`switchyard` (the client) loads the client SDK and no worker code, provide
   const { packages, files } = importGraph(ENTRY_POINTS['.']);
   expect(packages).toContain('@temporalio/client');
   for (const name of WORKER_SIDE_PACKAGES) expect(packages).not.toContain(name);
+  // The OpenTelemetry interceptor's client half only: the package's root loads its plugin and worker halves too.
+  expect(packages).toContain('@temporalio/interceptors-opentelemetry');
+  expect(packages).not.toContain('@temporalio/plugin');
   expect(files).not.toContain('src/worker.ts');
   expect(
     files.filter((file) => /^src\/(activities|providers|metrics|engine|fake-provider)\//.test(file)),
