@@ -13,6 +13,7 @@ import { gatewayKeyOf, header } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
 import { openAISurface } from './openai-surface';
 import type { RelayHub } from './relay-hub';
+import { describeRequestCall, recordRequestError } from './request-span';
 import { responseIdOf } from './response-id';
 import { withItemReferences } from './responses-item-references';
 import { conversationBefore } from './responses-state';
@@ -158,6 +159,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
   };
 
   const answerCall = async (surface: Surface, request: FastifyRequest, reply: FastifyReply) => {
+    describeRequestCall(request, { surface: surface.name });
     const key = gatewayKeyOf(request);
     // Item references name items of stored responses: read back before the body is parsed as a whole.
     const body =
@@ -176,6 +178,11 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       requireHeader: header(request, ROUTING_HEADERS.require),
     });
     options.onWorkflow(request, prepared.workflowId);
+    describeRequestCall(request, {
+      requestedModel: parsed.route ?? prepared.route,
+      route: prepared.route,
+      workflowId: prepared.workflowId,
+    });
     const presence = new CallerPresence(reply.raw);
     if (parsed.stream) return streamCall(surface, parsed, presence, reply, prepared);
     try {
@@ -214,7 +221,9 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     try {
       streamed.finish(await waitForResult(await startForCaller(presence, prepared, registration)));
     } catch (error) {
-      streamed.fail(withWorkflow(error, prepared.workflowId));
+      const failure = withWorkflow(error, prepared.workflowId);
+      recordRequestError(reply.request, failure.code);
+      streamed.fail(failure);
     } finally {
       // Fastify's onResponse hook still logs the hijacked response when it ends.
       registration.close();

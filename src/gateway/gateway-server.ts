@@ -19,6 +19,7 @@ import { registerModelsRoute } from './models-route';
 import { registerPlanRoute } from './plan-route';
 import { RelayHub } from './relay-hub';
 import { registerRelayRoute } from './relay-route';
+import { traceRequests } from './request-span';
 import { registerResponsesRoutes } from './responses-routes';
 
 export interface GatewayOptions {
@@ -174,6 +175,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   let callRoutes: CallRoutes | undefined;
   await app.register(async (scope) => {
+    // First, so that requests the key check refuses get their span too.
+    traceRequests(scope);
     requireGatewayKey(scope, keys, concurrency);
     callRoutes = registerCallRoutes(scope, {
       switchyard,
