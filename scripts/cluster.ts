@@ -1,5 +1,5 @@
 // `npm run cluster`: the production shape on this machine — PostgreSQL, Temporal's four services as separate
-// processes, and two or more Switchyard worker processes — until Ctrl-C.
+// processes, two or more Switchyard worker processes and the gateway — until Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -7,6 +7,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configPath, loadConfig } from '../src/config/load-config';
 import { startLocalCluster, type LocalCluster } from '../src/engine/temporal-cluster';
+import {
+  clusterGatewayLines,
+  clusterGatewayOrigin,
+  startClusterGateway,
+  type ClusterGateway,
+} from './cluster-gateway';
 import type { FakeProvider } from '../src/fake-provider';
 import { demoConfigInput, FAKE_PROVIDER_KEYS, liveKeysFromEnvironment } from './demo/demo-config';
 import { startFake } from './demo/demo-stack';
@@ -16,8 +22,9 @@ const USAGE = `Usage: npm run cluster [-- options]
 
 Runs PostgreSQL (Debian's package, installed if missing), Temporal server with its frontend, history, matching
 and worker services as separate processes (built from go.temporal.io/server once per machine, see
-"npm run cluster:install"), the schema and search-attribute steps of docker-compose.yml, and Switchyard
-worker processes, until Ctrl-C. Every database is fresh and is removed at the end.
+"npm run cluster:install"), the schema and search-attribute steps of docker-compose.yml, Switchyard worker
+processes and the gateway ("switchyard serve", keys in .temporal/cluster/switchyard.keys.json), until Ctrl-C.
+Every database is fresh and is removed at the end.
 
 Options:
   --workers <n>        Switchyard worker processes (0: run your own)   default: 2
@@ -26,6 +33,8 @@ Options:
   --port <port>        Temporal front end (gRPC), below 32768          default: 7233
   --metrics-port <p>   first worker's metrics port; the next get p+1, … default: 9464
   --fake-port <port>   port of the fake provider (demo config only)    default: 4010
+  --gateway-port <p>   the gateway's port on 127.0.0.1                 default: 4000
+  --no-gateway         no gateway (it runs only beside workers)
   --log-dir <dir>      where the services' logs go (kept)              default: .temporal/cluster/logs
   -h, --help           this text`;
 
@@ -85,6 +94,8 @@ async function main(): Promise<void> {
       port: { type: 'string' },
       'metrics-port': { type: 'string' },
       'fake-port': { type: 'string' },
+      'gateway-port': { type: 'string' },
+      'no-gateway': { type: 'boolean' },
       'log-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -98,12 +109,18 @@ async function main(): Promise<void> {
   const frontendPort = integer('port', values.port, 7233, 1, 32_767);
   const metricsPort = integer('metrics-port', values['metrics-port'], 9464, 1, 65_535 - workerCount);
   const logDirectory = path.resolve(values['log-dir'] ?? path.join(root, '.temporal', 'cluster', 'logs'));
+  const gatewayPort = integer('gateway-port', values['gateway-port'], 4000, 1, 65_535);
+  const withGateway = workerCount > 0 && !values['no-gateway'];
   await ensureFree(frontendPort, '--port');
+  if (withGateway) await ensureFree(gatewayPort, '--gateway-port');
 
   let cluster: LocalCluster | undefined;
   let fake: FakeProvider | undefined;
   const workers: ChildProcess[] = [];
+  let gateway: ClusterGateway | undefined;
   const stop = async () => {
+    // The gateway first: its open requests end before the workers serving them.
+    await gateway?.process.stop();
     await Promise.all(
       workers.map(
         (child) =>
@@ -154,12 +171,24 @@ async function main(): Promise<void> {
               TEMPORAL_NAMESPACE: cluster!.namespace,
               SWITCHYARD_CONFIG: configFile,
               SWITCHYARD_METRICS_PORT: String(metricsPort + index),
+              // Streamed pieces go to this cluster's gateway only.
+              ...(withGateway ? { SWITCHYARD_RELAY_ORIGINS: clusterGatewayOrigin(gatewayPort) } : {}),
             },
             root,
             (child) => workers.push(child),
           ),
         ),
       );
+      if (withGateway) {
+        heading(`Starting the gateway on 127.0.0.1:${gatewayPort}`);
+        gateway = await startClusterGateway({
+          stateDirectory: path.join(root, '.temporal', 'cluster'),
+          configFile,
+          temporalAddress: cluster.address,
+          namespace: cluster.namespace,
+          port: gatewayPort,
+        });
+      }
     }
 
     heading('Running — Ctrl-C stops everything');
@@ -175,6 +204,8 @@ async function main(): Promise<void> {
         `\n  Try it: TEMPORAL_ADDRESS=${cluster.address} SWITCHYARD_CONFIG=${configFile} npx switchyard call "Hello"`,
       );
     }
+    if (gateway)
+      for (const line of clusterGatewayLines(gateway, loadConfig(configFile).defaultRoute)) say(line);
     say(`  Test it: SWITCHYARD_TEST_TEMPORAL_ADDRESS=${cluster.address} npm run test:cluster`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
