@@ -4,12 +4,12 @@ import path from 'node:path';
 
 /**
  * The layers of src/, highest first. Each entry is a folder (or a root file without `.ts`) under src/.
- * cli and gateway → client and worker → activities → workflows → routing and providers → config.
+ * cli and gateway → client and worker → activities and tracing → workflows → routing and providers → config.
  */
 export const LAYERS = [
   ['index', 'testing', 'cli', 'gateway', 'fake-provider'],
   ['client', 'worker', 'worker-entry', 'workflow-bundle', 'engine', 'metrics'],
-  ['activities'],
+  ['activities', 'tracing'],
   ['workflows', 'workflow'],
   ['routing', 'providers', 'codec'],
   ['config'],

@@ -17,6 +17,12 @@ import {
 } from './activities/route-registry-reader';
 import { routeRegistryWorkflowId } from './workflows/route-registry/definitions';
 import { bundleSwitchyardWorkflows } from './workflow-bundle';
+import { installedTracing, installTracing, type TracingHandle } from './tracing/install-tracing';
+import {
+  tracingClientInterceptors,
+  tracingWorkerInterceptors,
+  workflowSpanSinks,
+} from './tracing/worker-tracing';
 import { DEFAULT_TASK_QUEUE, entityTaskQueue } from './workflows/definitions';
 
 export interface SwitchyardWorkerOptions {
@@ -51,6 +57,12 @@ export interface SwitchyardWorkerOptions {
    * @default `SWITCHYARD_ROUTE_REFRESH_MS`, else 2000
    */
   readonly routeRefreshMs?: number;
+  /**
+   * Where the workers' spans go: a call's workflow, attempts and entity updates become spans of the caller's trace.
+   * A prebuilt `workflowBundle` must then be built with `tracing: true`. `false` turns tracing off.
+   * @default the tracer this process installed with `installTracing` (none: no spans)
+   */
+  readonly tracing?: TracingHandle | false;
 }
 
 /**
@@ -90,19 +102,30 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
   const routeRefreshMs = options.routeRefreshMs ?? routeRefreshMsFromEnvironment();
   // The activities' client starts and updates entity workflows: it must encode payloads as the workers do.
   const converter = dataConverter ? { dataConverter } : {};
-  const client = new Client({ connection: options.connection, namespace, ...converter });
+  const tracing = options.tracing === false ? undefined : (options.tracing ?? installedTracing());
+  const client = new Client({
+    connection: options.connection,
+    namespace,
+    ...converter,
+    // Entity updates and signals carry the call's trace, so the breaker and ledger spans join it.
+    ...(tracing ? { interceptors: { workflow: tracingClientInterceptors() } } : {}),
+  });
   const workflowSource = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
     : {
         // Workflow failures use the same failure converter as the activities (encrypted messages, see codec/).
-        workflowBundle: await bundleSwitchyardWorkflows(
-          dataConverter?.failureConverterPath
+        workflowBundle: await bundleSwitchyardWorkflows({
+          ...(dataConverter?.failureConverterPath
             ? { failureConverterPath: dataConverter.failureConverterPath }
-            : {},
-        ),
+            : {}),
+          tracing: tracing !== undefined,
+        }),
       };
   const defaults: Partial<WorkerOptions> = {
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
+    ...(tracing
+      ? { interceptors: tracingWorkerInterceptors(tracing), sinks: workflowSpanSinks(tracing) }
+      : {}),
   };
   const calls = await Worker.create({
     connection: options.connection,
@@ -178,6 +201,8 @@ export async function runWorker(settings: RunWorkerSettings = {}): Promise<void>
   // A key that cannot be used is reported before anything starts, not after connecting.
   const dataConverter = dataConverterFromEnvironment();
   const relayOrigins = relayOriginsFromEnvironment();
+  // Installed before anything connects, so the worker's first span already has its exporter.
+  const tracing = installTracing({ serviceName: 'switchyard-worker' });
   const runtime =
     settings.metrics === false
       ? { metricsUrl: undefined }
@@ -199,6 +224,8 @@ export async function runWorker(settings: RunWorkerSettings = {}): Promise<void>
     await worker.run();
   } finally {
     await connection.close();
+    // What is batched still goes out when the worker stops on a signal.
+    await tracing?.shutdown();
   }
 }
 

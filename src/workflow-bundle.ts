@@ -1,16 +1,33 @@
 // How a Switchyard workflow bundle is built: the workflows and the modules preloaded once per worker. Node side.
 import { bundleWorkflowCode, DefaultLogger, type BundleOptions } from '@temporalio/worker';
 
+export interface SwitchyardBundleSettings extends Pick<BundleOptions, 'failureConverterPath' | 'logger'> {
+  /**
+   * Bundles the span interceptors: Temporal's OpenTelemetry workflow interceptors, then Switchyard's, which put the
+   * attempt and call attributes on the spans Temporal's open. A traced worker needs a bundle built with it.
+   * @default false
+   */
+  readonly tracing?: boolean;
+}
+
+/**
+ * Workflow interceptor modules of a traced worker, in order: Temporal's interceptor opens each span, Switchyard's
+ * (inside it) annotates the open span.
+ */
+export const TRACING_WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+  require.resolve('./workflows/tracing/tracing-interceptors'),
+];
+
 /**
  * The bundler options of Switchyard's workflows. `preloadModules` makes the reusable V8 context evaluate the
  * schemas and pure rules once per worker; without it every new workflow built them again (about a quarter of
  * the workflow thread's busy time per call, when the bench's profile found it).
  */
-export function switchyardBundleOptions(
-  options: Pick<BundleOptions, 'failureConverterPath' | 'logger'> = {},
-): BundleOptions {
+export function switchyardBundleOptions(options: SwitchyardBundleSettings = {}): BundleOptions {
   return {
     workflowsPath: require.resolve('./workflows'),
+    ...(options.tracing ? { workflowInterceptorModules: [...TRACING_WORKFLOW_INTERCEPTOR_MODULES] } : {}),
     preloadModules: [require.resolve('./workflows/shared-modules')],
     // webpack's build report is noise at a worker's start; its warnings and errors still show.
     logger: options.logger ?? new DefaultLogger('WARN'),
@@ -19,8 +36,6 @@ export function switchyardBundleOptions(
 }
 
 /** Bundles Switchyard's workflows (see {@link switchyardBundleOptions}). */
-export function bundleSwitchyardWorkflows(
-  options: Pick<BundleOptions, 'failureConverterPath' | 'logger'> = {},
-) {
+export function bundleSwitchyardWorkflows(options: SwitchyardBundleSettings = {}) {
   return bundleWorkflowCode(switchyardBundleOptions(options));
 }
