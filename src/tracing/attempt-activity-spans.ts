@@ -20,6 +20,7 @@ import {
   attemptAnswerAttributes,
   attemptFailureAttributes,
   attemptStartAttributes,
+  annotateSafely,
   SwitchyardAttribute,
   WITHHELD_CONTENT,
 } from '../workflows/tracing/span-attributes';
@@ -68,22 +69,27 @@ class AttemptActivitySpanInterceptor implements ActivityInboundCallsInterceptor 
     const span = otel.trace.getActiveSpan();
     if (!span || !ATTEMPT_ACTIVITIES.has(this.activityType)) return next(input);
     const attempt = input.args[0] as AttemptInput;
-    span.setAttributes(attemptStartAttributes(attempt, {}));
-    if (this.captureContent) span.setAttributes(inputContent(attempt));
-    // What capture would have added is named, so a reader sees the gap is a setting and not a loss.
-    else span.setAttribute(SwitchyardAttribute.contentWithheld, WITHHELD_CONTENT);
+    annotateSafely(() => {
+      span.setAttributes(attemptStartAttributes(attempt, {}));
+      if (this.captureContent) span.setAttributes(inputContent(attempt));
+      // What capture would have added is named, so a reader sees the gap is a setting and not a loss.
+      else span.setAttribute(SwitchyardAttribute.contentWithheld, WITHHELD_CONTENT);
+    });
     try {
       const result = await next(input);
-      const answer = answerOf(result);
-      if (answer) {
-        span.setAttributes(attemptAnswerAttributes(attempt, answer));
-        if (this.captureContent) span.setAttributes(outputContent(answer));
-      } else {
-        span.setAttribute(SwitchyardAttribute.outcome, 'skipped');
-      }
+      annotateSafely(() => {
+        const answer = answerOf(result);
+        if (answer) {
+          span.setAttributes(attemptAnswerAttributes(attempt, answer));
+          if (this.captureContent) span.setAttributes(outputContent(answer));
+        } else {
+          span.setAttribute(SwitchyardAttribute.outcome, 'skipped');
+        }
+      });
       return result;
     } catch (error) {
-      if (error instanceof ApplicationFailure && error.type) {
+      annotateSafely(() => {
+        if (!(error instanceof ApplicationFailure) || !error.type) return;
         const details = error.details?.[0] as AttemptFailureDetails | undefined;
         span.setAttributes(
           attemptFailureAttributes({
@@ -92,7 +98,7 @@ class AttemptActivitySpanInterceptor implements ActivityInboundCallsInterceptor 
             ...(details ? { details } : {}),
           }),
         );
-      }
+      });
       throw error;
     }
   }

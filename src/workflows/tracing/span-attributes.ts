@@ -60,6 +60,18 @@ export const WITHHELD_CONTENT: string[] = [
   GenAiAttribute.outputMessages,
 ];
 
+/**
+ * Runs one annotation of a span, and swallows what it throws: a span missing an attribute is better than a call
+ * whose workflow task fails (or an attempt whose result is lost) because of its tracing.
+ */
+export function annotateSafely(annotate: () => void): void {
+  try {
+    annotate();
+  } catch {
+    // Nothing to do: the span goes out with what it has.
+  }
+}
+
 /** Where an attempt stands in its call, when the workflow knows it. */
 export interface AttemptPlace {
   readonly route?: string;

@@ -32,6 +32,7 @@ import {
   attemptFailureAttributes,
   attemptNumberOfSummary,
   attemptStartAttributes,
+  annotateSafely,
   callAttributes,
   skippedTargetEventAttributes,
   SwitchyardAttribute,
@@ -99,13 +100,17 @@ class CallSpanInterceptor implements WorkflowInboundCallsInterceptor {
     if (typeof raw?.budget === 'string') this.state.budgetScope = raw.budget;
     try {
       const result = await next(input);
-      if (span && isRoutedCallResult(result)) annotateCall(span, result.record, 'succeeded', this.state);
+      if (span && isRoutedCallResult(result)) {
+        annotateSafely(() => annotateCall(span, result.record, 'succeeded', this.state));
+      }
       return result;
     } catch (error) {
       if (span) {
-        const { record, type } = failedCall(error);
-        if (record) annotateCall(span, record, type, this.state);
-        else span.setAttribute(SwitchyardAttribute.outcome, type);
+        annotateSafely(() => {
+          const { record, type } = failedCall(error);
+          if (record) annotateCall(span, record, type, this.state);
+          else span.setAttribute(SwitchyardAttribute.outcome, type);
+        });
       }
       throw error;
     }
@@ -121,28 +126,33 @@ class AttemptSpanInterceptor implements WorkflowOutboundCallsInterceptor {
   ): Promise<unknown> {
     if (!ATTEMPT_ACTIVITIES.has(input.activityType)) return next(input);
     const span = otel.trace.getActiveSpan();
+    if (!span) return next(input);
     const attempt = input.args[0] as AttemptInput;
-    const route = this.state.route;
-    const targetIndex = route ? targetIndexOf(route, attempt) : undefined;
-    const number = attemptNumberOfSummary(input.options.summary);
-    span?.setAttributes(
-      attemptStartAttributes(attempt, {
-        ...(route ? { route: route.name } : {}),
-        ...(number !== undefined ? { attempt: number } : {}),
-        ...(targetIndex !== undefined ? { targetIndex } : {}),
-      }),
-    );
+    annotateSafely(() => {
+      const route = this.state.route;
+      const targetIndex = route ? targetIndexOf(route, attempt) : undefined;
+      const number = attemptNumberOfSummary(input.options.summary);
+      span.setAttributes(
+        attemptStartAttributes(attempt, {
+          ...(route ? { route: route.name } : {}),
+          ...(number !== undefined ? { attempt: number } : {}),
+          ...(targetIndex !== undefined ? { targetIndex } : {}),
+        }),
+      );
+    });
     try {
       const result = (await next(input)) as TargetAttemptResult;
-      if (span && result.refused) {
-        span.setAttributes({
-          [SwitchyardAttribute.outcome]: AttemptOutcome.skipped,
-          [SwitchyardAttribute.skipReason]: SkipReason.overBudget,
-        });
-      } else if (span && !result.refused) span.setAttributes(attemptAnswerAttributes(attempt, result.result));
+      annotateSafely(() => {
+        if (result.refused) {
+          span.setAttributes({
+            [SwitchyardAttribute.outcome]: AttemptOutcome.skipped,
+            [SwitchyardAttribute.skipReason]: SkipReason.overBudget,
+          });
+        } else span.setAttributes(attemptAnswerAttributes(attempt, result.result));
+      });
       return result;
     } catch (error) {
-      span?.setAttributes(attemptFailureAttributes(classifyAttemptFailure(error)));
+      annotateSafely(() => span.setAttributes(attemptFailureAttributes(classifyAttemptFailure(error))));
       throw error;
     }
   }
