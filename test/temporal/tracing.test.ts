@@ -4,7 +4,7 @@
 // answer or key in any exported byte while capture is off.
 import { context, propagation, trace } from '@opentelemetry/api';
 import { Client } from '@temporalio/client';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,12 @@ import { eventually } from '../support/eventually';
 import { terminateBreakers } from '../support/gateway-harness';
 import { callerTraceparent } from '../support/in-memory-tracing';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { connectForTest, uniqueName, type TemporalTestContext } from '../support/temporal';
+import {
+  bundleSwitchyardWorkflows as untracedBundle,
+  connectForTest,
+  uniqueName,
+  type TemporalTestContext,
+} from '../support/temporal';
 import { TEST_API_KEYS, TEST_PRICES } from '../support/test-config';
 
 const PROMPT = 'Tell me about the lighthouse keeper named Oriel Vantablack';
@@ -237,4 +242,11 @@ test('a gateway request that skips a target and fails over once is one trace fro
   for (const secret of [PROMPT, 'Oriel Vantablack', ANSWER_MARKER, ...Object.values(TEST_API_KEYS), key]) {
     expect(exported).not.toContain(secret);
   }
+
+  // Tracing schedules nothing: the traced history replays on a worker without tracing, and on a traced one.
+  const history = await temporal.client.workflow
+    .getHandle(String(call.attributes['switchyard.workflow_id']))
+    .fetchHistory();
+  await Worker.runReplayHistory({ workflowBundle: await untracedBundle() }, history);
+  await Worker.runReplayHistory({ workflowBundle: bundle }, history);
 });
