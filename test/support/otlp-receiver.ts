@@ -18,6 +18,8 @@ export interface ReceivedSpan {
   readonly events: readonly { readonly name: string; readonly attributes: Record<string, AttributeValue> }[];
   readonly status: { readonly code?: number; readonly message?: string };
   readonly serviceName: string | undefined;
+  /** The attributes of the resource that exported it (`service.name`, `process.pid`, `host.name`, …). */
+  readonly resource: Record<string, AttributeValue>;
   /** The span as it arrived, for scans. */
   readonly raw: string;
 }
@@ -82,7 +84,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         }[];
       };
       for (const resourceSpans of payload.resourceSpans ?? []) {
-        const serviceName = attributesOf(resourceSpans.resource?.attributes)['service.name'];
+        const resource = attributesOf(resourceSpans.resource?.attributes);
+        const serviceName = resource['service.name'];
         for (const scope of resourceSpans.scopeSpans ?? []) {
           for (const span of scope.spans ?? []) {
             received.push({
@@ -99,6 +102,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               ).map((event) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
               status: (span.status as { code?: number; message?: string } | undefined) ?? {},
               serviceName: typeof serviceName === 'string' ? serviceName : undefined,
+              resource,
               raw: JSON.stringify(span),
             });
           }
