@@ -167,7 +167,26 @@ export const serveCommand: Command = {
     }
     const active = keys.list().filter((key) => key.revokedAt === undefined).length;
 
-    const connection = await connectSwitchyard(globals);
+    // Before connecting: the client's interceptor and the request spans use the provider installed here (none
+    // unless OTEL_TRACES_EXPORTER or an OTLP endpoint is set). OTEL_SERVICE_NAME overrides the name.
+    const { installTracing } =
+      require('../../tracing/install-tracing') as typeof import('../../tracing/install-tracing');
+    const { TracingSettingsError } =
+      require('../../tracing/tracing-settings') as typeof import('../../tracing/tracing-settings');
+    let tracing;
+    try {
+      tracing = installTracing({ serviceName: 'switchyard-gateway' });
+    } catch (error) {
+      if (error instanceof TracingSettingsError) throw new UsageError(error.message);
+      throw error;
+    }
+    let connection;
+    try {
+      connection = await connectSwitchyard(globals);
+    } catch (error) {
+      await tracing?.shutdown();
+      throw error;
+    }
     let gateway;
     try {
       gateway = await startGateway({
@@ -192,6 +211,7 @@ export const serveCommand: Command = {
       });
     } catch (error) {
       await connection.close();
+      await tracing?.shutdown();
       const code = (error as { code?: unknown }).code;
       // The error's own port and address tell which listener could not bind.
       const { port: failedPort, address } = error as { port?: number; address?: string };
@@ -223,6 +243,8 @@ export const serveCommand: Command = {
     } finally {
       await gateway.close();
       await connection.close();
+      // Sends the spans still batched.
+      await tracing?.shutdown();
     }
     return ExitCode.ok;
   },
