@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { failedAttemptCharge, type AttemptCharge } from '../routing/attempt-cost';
 import { BreakerOutcome, breakerOutcomeOf } from '../routing/breaker-state';
-import type { FailureClass } from '../config/failure-class';
+import { FailureClass } from '../config/failure-class';
 import type { ReservationDecision } from '../routing/ledger-state';
 import { MIN_ATTEMPT_MS } from '../routing/attempt-plan';
 import { costOfUsage } from '../routing/money';
@@ -14,12 +14,15 @@ import type {
   TargetAttemptResult,
 } from './attempt-types';
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
-import { AttemptHeartbeat, type createProviderCall } from './call-provider';
+import { AttemptHeartbeat, heartbeatIntervalMs, type createProviderCall } from './call-provider';
 import type { LedgerSettler } from './ledger-access';
 import type { ReserveBudgetInput } from './reserve-budget';
+import type { HeartbeatReceipt, RecordHeartbeat } from './sending-mark';
 
 export interface AttemptTargetDependencies {
   readonly callTarget: ReturnType<typeof createProviderCall>;
+  /** Heartbeats the attempt and waits for the server's receipt (the sending mark, and beats while reserving). */
+  readonly recordHeartbeat: RecordHeartbeat;
   readonly reserveBudget: (input: ReserveBudgetInput) => Promise<ReservationDecision>;
   readonly settleReservation: LedgerSettler;
   readonly reportBreakerOutcome: (input: ReportBreakerOutcomeInput) => Promise<ReportBreakerOutcomeResult>;
@@ -40,14 +43,65 @@ async function within<T>(operation: Promise<T>, timeoutMs: number): Promise<T | 
   }
 }
 
+/**
+ * Keeps an attempt alive while it reserves, with heartbeats it waits for one at a time (so none can land after the
+ * sending mark and hide it), and remembers whether the server asked it to stop meanwhile.
+ */
+class ReservingHeartbeat {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+  receipt: HeartbeatReceipt | undefined;
+
+  constructor(beat: () => Promise<HeartbeatReceipt>, intervalMs: number) {
+    this.timer = setInterval(() => {
+      this.chain = this.chain.then(async () => {
+        const receipt = await beat();
+        if (receipt === 'gone' || receipt === 'cancelled') this.receipt = receipt;
+      });
+    }, intervalMs);
+  }
+
+  /** Stops beating; resolves once the last beat has its answer. */
+  async stop(): Promise<HeartbeatReceipt | undefined> {
+    clearInterval(this.timer);
+    await this.chain;
+    return this.receipt;
+  }
+}
+
+/**
+ * The attempt gives up before sending: the server no longer knows it (`gone`: whatever this says is for the logs)
+ * or could not record its sending mark (`unrecorded`: sending unmarked would let a worker death after the request
+ * left be taken for one before, charging nothing for what the provider was asked).
+ */
+function lostBeforeSending(
+  input: TargetAttemptInput,
+  receipt: 'gone' | 'unrecorded',
+  latencyMs: number,
+): ApplicationFailure {
+  const why =
+    receipt === 'gone'
+      ? 'the server gave the attempt up before it sent'
+      : 'the server could not record that it was about to send';
+  return ApplicationFailure.create({
+    type: FailureClass.workerLost,
+    message: `${input.target.provider} ${input.target.model}: not sent, ${why}`,
+    nonRetryable: true,
+    details: [{ requestSent: false, latencyMs } satisfies AttemptFailureDetails],
+  });
+}
+
 export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
-  const { callTarget, reserveBudget, settleReservation, reportBreakerOutcome } = dependencies;
+  const { callTarget, recordHeartbeat, reserveBudget, settleReservation, reportBreakerOutcome } =
+    dependencies;
 
   return async function attemptTarget(input: TargetAttemptInput): Promise<TargetAttemptResult> {
     const context = Context.current();
     const startedAt = Date.now();
-    const heartbeat = new AttemptHeartbeat(context);
+    // No beat before the sending mark: a late one could overwrite it on the server (see sending-mark.ts).
+    const heartbeat = new AttemptHeartbeat(context, true);
     const { reservation, breaker } = input;
+    const taskToken = context.info.taskToken;
 
     /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
     const report = (outcome: BreakerOutcome, failureClass?: FailureClass, retryAfterMs?: number) =>
@@ -89,8 +143,13 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
       } satisfies AttemptSettlement;
     };
 
+    let stopRequested: HeartbeatReceipt | undefined;
     try {
       if (reservation) {
+        const reserving = new ReservingHeartbeat(
+          () => recordHeartbeat(taskToken, {}),
+          heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
+        );
         // A ledger that has not answered by the end of the attempt's own timeout leaves it no time anyway.
         const answer = await within(
           reserveBudget({
@@ -103,7 +162,11 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
             },
           }),
           input.timeoutMs,
-        ).catch(() => undefined);
+        )
+          .catch(() => undefined)
+          .finally(async () => {
+            stopRequested = await reserving.stop();
+          });
         const decision = answer === EXPIRED ? undefined : answer;
         if (!decision?.granted) {
           // An unanswered reservation may have been granted all the same: the release gives it back, and makes
@@ -123,7 +186,35 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         }
       }
 
-      if (context.cancellationSignal.aborted) {
+      // The sending mark, recorded before anything leaves: a lost attempt without it is known never to have sent.
+      const mark = stopRequested ?? (await recordHeartbeat(taskToken, { sending: true }));
+      if (mark === 'gone' || mark === 'unrecorded') {
+        // Gone: the server gave up on this attempt (its worker stalled past the heartbeat timeout), the workflow
+        // has judged it unsent and settles it itself, so this worker must not send now. Unrecorded: nothing may
+        // leave without the mark; the workflow asks the target again.
+        // Its reservation goes back now: the call released it when it gave the attempt up, but a release that
+        // came first (before the scope's ledger even existed) cannot refuse this late grant.
+        if (reservation) {
+          await within(
+            settleReservation(reservation.scope, reservation.reservationId, {
+              costNanoUsd: 0,
+              costKnown: true,
+            }),
+            input.timeoutMs,
+          ).catch(() => undefined);
+        }
+        throw lostBeforeSending(input, mark, Date.now() - startedAt);
+      }
+      if (mark === 'cancelled' && !context.cancellationSignal.aborted) {
+        // The server told the mark, not yet the worker: one beat of the worker's own delivers the cancellation,
+        // so the attempt ends as cancelled (an attempt cannot end so on its own say).
+        context.heartbeat({});
+        await within(
+          context.cancelled.catch(() => undefined),
+          heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
+        );
+      }
+      if (mark === 'cancelled' || context.cancellationSignal.aborted) {
         // Cancelled while reserving: nothing was sent, so the reservation goes back whole.
         const closed = await close({ costNanoUsd: 0, costKnown: true }, BreakerOutcome.cancelled);
         const details: AttemptFailureDetails = { requestSent: false, latencyMs: 0, ...closed };
@@ -139,6 +230,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         );
         return { refused: true, tooLate: true, settled, reported };
       }
+      heartbeat.sending();
       try {
         const success = await callTarget(
           {

@@ -44,6 +44,17 @@ export interface AttemptFailureDetails {
   readonly outputDelivered?: true;
 }
 
+/**
+ * What an attempt's heartbeats carry, so the workflow can read from a lost attempt's last heartbeat what it did:
+ * whether it may have sent its request, and whether output reached the caller.
+ */
+export interface AttemptHeartbeatDetails {
+  /** The attempt was about to send (or sent) its request; recorded and acknowledged before it sends anything. */
+  readonly sending?: true;
+  /** Output already reached the gateway's caller (see {@link AttemptFailureDetails.outputDelivered}). */
+  readonly outputDelivered?: true;
+}
+
 /** What an attempt's worker settles on its own, so that a healthy call costs its workflow no further step. */
 export interface AttemptSettlement {
   /** The ledger has been charged (or released) for this attempt; false or absent: the workflow must do it. */

@@ -4,7 +4,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureClass } from '../config/failure-class';
 import { safeIdentifier } from '../providers/provider-failure';
 import { ProviderError, type OutputDelta, type Usage } from '../providers/types';
-import type { AttemptFailureDetails, AttemptInput, AttemptSuccess } from './attempt-types';
+import type {
+  AttemptFailureDetails,
+  AttemptHeartbeatDetails,
+  AttemptInput,
+  AttemptSuccess,
+} from './attempt-types';
 import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
 import { RelayPusher, type RelayPolicy } from './relay-client';
 
@@ -32,24 +37,45 @@ function supersededMessage(input: AttemptInput): string {
 
 /**
  * An attempt's heartbeat: every beat carries the same details, so that the last one the server holds says
- * whether output already reached the caller (a worker lost mid-stream must not be failed over either).
+ * whether the request may have gone out and whether output already reached the caller (a worker lost mid-stream
+ * must not be failed over either).
  */
 export class AttemptHeartbeat {
-  private details: { readonly outputDelivered: true } | undefined;
-  private readonly timer: NodeJS.Timeout;
+  private details: AttemptHeartbeatDetails;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly context: Context) {
+  /**
+   * @param deferred Beat only from {@link sending} on: before it, nothing may overwrite the sending mark's
+   * absence with a late beat (the attempt keeps itself alive another way while it reserves).
+   * @default false: beating from now on
+   */
+  constructor(
+    private readonly context: Context,
+    deferred = false,
+  ) {
+    this.details = {};
+    if (!deferred) this.start();
+  }
+
+  private start(): void {
     // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and deliver cancellation.
-    this.timer = setInterval(() => this.beat(), heartbeatIntervalMs(context.info.heartbeatTimeoutMs));
+    this.timer ??= setInterval(() => this.beat(), heartbeatIntervalMs(this.context.info.heartbeatTimeoutMs));
   }
 
   beat(): void {
     this.context.heartbeat(this.details);
   }
 
+  /** The request is about to leave: every beat from now on says so, and beats go on until {@link stop}. */
+  sending(): void {
+    this.details = { ...this.details, sending: true };
+    this.beat();
+    this.start();
+  }
+
   /** From now on every beat says output reached the caller; one goes out at once. */
   outputDelivered(): void {
-    this.details = { outputDelivered: true };
+    this.details = { ...this.details, outputDelivered: true };
     this.beat();
   }
 

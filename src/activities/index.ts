@@ -4,6 +4,7 @@ import type { Config } from '../config/config';
 import { createAwaitRoutedCall } from './await-routed-call';
 import { createBreakerAccess } from './breaker-access';
 import { createAttemptTarget } from './attempt-target';
+import { createRecordHeartbeat } from './sending-mark';
 import { createBeginCall } from './begin-call';
 import { createCallProvider, createProviderCall } from './call-provider';
 import { createLedgerSettler } from './ledger-access';
@@ -70,6 +71,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     // The attempt of routed calls started since the lean hot path: reserve, call, settle, report.
     attemptTarget: createAttemptTarget({
       callTarget: observedProviderCall(createProviderCall(providers, relayPolicy), observations),
+      recordHeartbeat: createRecordHeartbeat(dependencies.client),
       reserveBudget,
       settleReservation: createLedgerSettler(ledgerBatcher),
       reportBreakerOutcome,

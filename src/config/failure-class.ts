@@ -13,6 +13,7 @@ export const FailureClass = {
   contentPolicy: 'content_policy',
   refused: 'refused',
   cancelled: 'cancelled',
+  workerLost: 'worker_lost',
 } as const;
 
 export type FailureClass = (typeof FailureClass)[keyof typeof FailureClass];
@@ -42,6 +43,10 @@ export const FAILURE_CLASS_RULES: Readonly<Record<FailureClass, FailureClassRule
   content_policy: { failsOver: false, countsOnBreaker: false },
   refused: { failsOver: false, countsOnBreaker: false },
   cancelled: { failsOver: false, countsOnBreaker: false },
+  // The attempt's worker died or stalled before it sent the request: the provider was never asked, so nothing is
+  // charged, its breaker hears nothing, and the walk asks the same target again on whichever worker takes it
+  // (routed-call/attempt-verdict.ts), a few times at most, before moving on as after a failover.
+  worker_lost: { failsOver: false, countsOnBreaker: false },
 };
 
 /** Failure classes a route may list in `failoverOn` (the ones that can fail over at all). */

@@ -6,7 +6,7 @@ import {
   isCancellation,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import type { AttemptFailureDetails } from '../../activities/attempt-types';
+import type { AttemptFailureDetails, AttemptHeartbeatDetails } from '../../activities/attempt-types';
 import { ALL_FAILURE_CLASSES, FailureClass } from '../../config/failure-class';
 
 export interface ClassifiedAttemptFailure {
@@ -21,7 +21,19 @@ function isFailureClass(value: string | undefined | null): value is FailureClass
   return ALL_FAILURE_CLASSES.includes(value as FailureClass);
 }
 
-export function classifyAttemptFailure(error: unknown): ClassifiedAttemptFailure {
+export interface ClassifyOptions {
+  /**
+   * Tell an attempt lost before it sent (no sending mark in its last heartbeat) as `worker_lost`. Off, as calls
+   * recorded before the mark existed judged it: a `timeout` that may have sent.
+   * @default true
+   */
+  readonly readsSendingMark?: boolean;
+}
+
+export function classifyAttemptFailure(
+  error: unknown,
+  options: ClassifyOptions = { readsSendingMark: true },
+): ClassifiedAttemptFailure {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (isCancellation(error)) {
     // An attempt that waited for its own cancellation says what it had sent and settled.
@@ -44,6 +56,22 @@ export function classifyAttemptFailure(error: unknown): ClassifiedAttemptFailure
     };
   }
   if (cause instanceof TimeoutFailure) {
+    // `attemptTarget` records its sending mark, acknowledged, before anything leaves: a lost attempt whose last
+    // heartbeat lacks it never sent, whatever became of its worker (stalled past the timeout, or dead).
+    const beat = cause.lastHeartbeatDetails as AttemptHeartbeatDetails | undefined;
+    const marked = beat?.sending === true || beat?.outputDelivered === true;
+    if (
+      options.readsSendingMark &&
+      error instanceof ActivityFailure &&
+      error.activityType === 'attemptTarget' &&
+      !marked
+    ) {
+      return {
+        failureClass: FailureClass.workerLost,
+        message: 'attempt lost before it sent: its worker stopped or stalled',
+        requestSent: false,
+      };
+    }
     // Start-to-close: the provider did not answer in time. Heartbeat: the worker running the attempt died.
     // Either way the request may have been sent, so its cost is unknown.
     const what =

@@ -23,6 +23,8 @@ export type AttemptVerdict =
   | { readonly kind: 'skipped' }
   /** It failed with a class that fails over: the walk goes on. */
   | { readonly kind: 'failedOver' }
+  /** Its worker lost it before it sent: nothing charged, the breaker not told; the walk may ask the target again. */
+  | { readonly kind: 'lostBeforeSending' }
   /** The call ends with `error`; `forGood` when no later round could change that (so patience does not wait). */
   | { readonly kind: 'stopped'; readonly error: unknown; readonly forGood: boolean };
 
@@ -129,6 +131,7 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
   if (failure.failureClass === FailureClass.cancelled) {
     return { kind: 'stopped', error: outcome.error, forGood: false };
   }
+  if (failure.failureClass === FailureClass.workerLost) return { kind: 'lostBeforeSending' };
   if (!failsOver(route, failure.failureClass)) {
     const error = routingFailure(
       failureTypeForStop(failure.failureClass),

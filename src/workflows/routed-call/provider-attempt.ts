@@ -2,9 +2,11 @@
 import {
   ActivityCancellationType,
   ActivityFailure,
+  patched,
   proxyActivities,
   TimeoutFailure,
 } from '@temporalio/workflow';
+import { FailureClass } from '../../config/failure-class';
 import type { AttemptFailureDetails, SwitchyardActivities } from '../../activities';
 import type { AttemptReservation, AttemptSettlement } from '../../activities/attempt-types';
 import type { RelayTarget } from '../../config/relay';
@@ -19,6 +21,9 @@ import { AttemptOutcome } from '../../routing/routing-record';
 import { classifyAttemptFailure, type ClassifiedAttemptFailure } from './attempt-failure';
 import type { AttemptEntry } from './attempt-log';
 import type { BreakerTicket } from '../breaker/breaker-gate';
+
+/** The patch under which an attempt lost before it sent is `worker_lost`: not charged, not counted, asked again. */
+export const WORKER_LOST_BEFORE_SENDING_PATCH = 'worker-lost-before-sending';
 
 /** Extra start-to-close time over the SDK timeout, so the SDK reports its own timeout with details first. */
 const ACTIVITY_TIMEOUT_GRACE_MS = 1_000;
@@ -195,7 +200,12 @@ function failedOutcome(
   input: ProviderAttemptInput,
   startedAt: number,
 ): Extract<ProviderAttemptOutcome, { succeeded: false }> {
-  const failure = classifyAttemptFailure(error);
+  let failure = classifyAttemptFailure(error);
+  // Calls recorded before lost attempts were told apart took them for timeouts that may have sent (charged in
+  // full, counted on the breaker, failed over): they replay so.
+  if (failure.failureClass === FailureClass.workerLost && !patched(WORKER_LOST_BEFORE_SENDING_PATCH)) {
+    failure = classifyAttemptFailure(error, { readsSendingMark: false });
+  }
   const details = failure.details;
   const charge = failedAttemptCharge(
     {

@@ -30,6 +30,7 @@ import { CANCELLED_RECORD_MEMO } from '../definitions';
 import type { AttemptLog } from './attempt-log';
 import type { AttemptStep } from './attempt-step';
 import { judgeAttempt } from './attempt-verdict';
+import { FailureClass } from '../../config/failure-class';
 import { CallBounds } from './call-bounds';
 import type { CallClock } from './call-clock';
 import { RoundSkips } from './round-skips';
@@ -38,6 +39,12 @@ import { budgetExceededFailure, circuitOpenFailure, routingFailure } from './rou
 /** Backoff before retrying the same target when it gave no Retry-After, doubled per retry. */
 const RETRY_BACKOFF_MS = 200;
 const MAX_RETRY_WAIT_MS = 10_000;
+/**
+ * How many attempts of one call may be lost before they sent (a stalled or dead worker) and asked again of the
+ * same target without spending its retries or a slot of `maxAttempts`. Beyond it the walk moves on as after a
+ * failover: workers that keep losing attempts must not hold a call forever.
+ */
+const MAX_LOST_BEFORE_SENDING = 3;
 
 /** One walk over a resolved route, taking each attempt with `step` (the workflow generation's own). */
 export class RouteWalk {
@@ -50,6 +57,8 @@ export class RouteWalk {
   private stoppedForGood = false;
   /** This round's candidate order. */
   private order: CandidateOrder | undefined;
+  /** Attempts of this call lost before they sent, asked again of their target. */
+  private lostBeforeSending = 0;
 
   /**
    * @param observed the worker's measurements of each target and a uniform draw, as `beginCall` recorded them
@@ -198,12 +207,19 @@ export class RouteWalk {
       slots.used += 1;
       this.checkDeadline('the call deadline leaves no time for another attempt');
       const result = await this.tryTarget({ targetIndex, retry });
+      if (result === 'lost' && this.lostBeforeSending < MAX_LOST_BEFORE_SENDING) {
+        // Not the target's failure: the same attempt again, on whichever worker takes it, at no retry's cost.
+        this.lostBeforeSending += 1;
+        slots.used -= 1;
+        retry -= 1;
+        continue;
+      }
       if (result === 'skipped') {
         // A target passed over by its breaker or the budget is not asked again for its retries.
         if (skipTakesRetries) slots.used = Math.min(this.route.maxAttempts, slots.used + retries - retry);
         return retry === 0 ? 'skippedFirst' : 'failed';
       }
-      if (result) return result;
+      if (result && result !== 'lost') return result;
       if (retry < retries && slots.used < this.route.maxAttempts) {
         await this.backoff({ targetIndex, retry: retry + 1 });
       }
@@ -217,7 +233,11 @@ export class RouteWalk {
     const failuresThisCall = this.route.targets.map(
       (_target, index) =>
         this.log.all.filter(
-          (attempt) => attempt.targetIndex === index && attempt.outcome === AttemptOutcome.failed,
+          (attempt) =>
+            attempt.targetIndex === index &&
+            attempt.outcome === AttemptOutcome.failed &&
+            // A worker's loss is not the target's failure.
+            attempt.failureClass !== FailureClass.workerLost,
         ).length,
     );
     // Bounds only when something compares them: an ordered route computes each when it reaches the target.
@@ -305,20 +325,20 @@ export class RouteWalk {
       this.checkDeadline('the call deadline leaves no time for a probe');
       const result = await this.tryTarget({ targetIndex, retry: 0 }, { forceProbe: true });
       if (result === 'skipped') continue;
-      return result;
+      return result === 'lost' ? undefined : result;
     }
     return undefined;
   }
 
   /**
    * One target: screening and admission, then the attempt. Returns the result on success, `'skipped'` when it
-   * was passed over (it cannot take the call, its breaker is open, the budget refused), undefined to go on
-   * after a failure; throws to stop the walk.
+   * was passed over (it cannot take the call, its breaker is open, the budget refused), `'lost'` when its worker
+   * lost the attempt before sending, undefined to go on after a failure; throws to stop the walk.
    */
   private async tryTarget(
     planned: PlannedAttempt,
     options: { forceProbe?: boolean } = {},
-  ): Promise<RoutedCallResult | 'skipped' | undefined> {
+  ): Promise<RoutedCallResult | 'skipped' | 'lost' | undefined> {
     const target = this.route.targets[planned.targetIndex]!;
     const boundNanoUsd = this.bounds.attemptNanoUsd(planned.targetIndex);
     const attempt = this.log.nextAttemptNumber;
@@ -397,6 +417,8 @@ export class RouteWalk {
         return 'skipped';
       case 'failedOver':
         return undefined;
+      case 'lostBeforeSending':
+        return 'lost';
       case 'stopped':
         if (verdict.forGood) this.stoppedForGood = true;
         throw verdict.error;
