@@ -69,6 +69,30 @@ test('cancelling a call ends it as cancelled with no further attempt', async () 
   expect(harness.fake.counters('claude-primary').requests).toBe(0);
 });
 
+test('an answer that arrives after the caller cancelled is paid for, and the call ends cancelled', async () => {
+  // The provider answers in 1.5 s; the attempt hears of the cancel only on a heartbeat, and with a 10 s heartbeat
+  // timeout its next one is seconds away: the answer reaches the call after the cancel, before the attempt knew.
+  harness.fake.script('gpt-primary', { kind: 'answer', delayMs: 1_500 });
+  const route = {
+    targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 30_000 }],
+    heartbeatTimeoutMs: 10_000,
+  };
+  const error = await expectRoutedCallError(
+    harness.withWorker(async (switchyard) => {
+      const handle = await switchyard.start({ route, request });
+      await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
+      await handle.cancel();
+      return handle.result();
+    }),
+  );
+  expect(error.type).toBe('Cancelled');
+  const [attempt] = error.record?.attempts ?? [];
+  // The provider answered and billed it: the record charges it, but no answer went to the caller who left.
+  expect(attempt).toMatchObject({ outcome: 'succeeded' });
+  expect(attempt?.costNanoUsd).toBeGreaterThan(0);
+  expect(error.record?.servedBy).toBeUndefined();
+});
+
 test('the same idempotency key never calls a provider twice and returns the first result', async () => {
   const idempotencyKey = uniqueName('key');
   const [first, second] = await harness.withWorker(async (switchyard) => {

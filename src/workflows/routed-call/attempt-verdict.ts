@@ -1,5 +1,6 @@
 // What an attempt's outcome means for the walk: settle what its worker did not, record it, and say whether the
 // walk goes on, fails over, or stops. Workflow code.
+import { CancellationScope, CancelledFailure, patched } from '@temporalio/workflow';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
 import { FailureClass } from '../../config/failure-class';
 import { failsOver, type PlannedAttempt } from '../../routing/attempt-plan';
@@ -15,6 +16,12 @@ import { failureTypeForStop, routingFailure } from './routing-failure';
 
 /** The message of an `over_budget` skip whose ledger did not answer the reservation (nothing was sent). */
 const LEDGER_UNREACHABLE_MESSAGE = 'budget ledger did not answer in time: nothing sent';
+
+/**
+ * The patch under which an answer that arrives after the caller asked to cancel ends the call `Cancelled`: calls
+ * recorded before it returned such an answer, and replay so.
+ */
+export const LATE_ANSWER_AFTER_CANCEL_PATCH = 'late-answer-after-cancel';
 
 export type AttemptVerdict =
   /** The attempt answered: the call's result. */
@@ -94,6 +101,12 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
       },
       { model: outcome.result.model, usage: answer.usage },
     );
+    if (CancellationScope.current().consideredCancelled && patched(LATE_ANSWER_AFTER_CANCEL_PATCH)) {
+      // The caller asked to stop before this answer reached the call (its attempt had not heard yet): the answer
+      // is paid for, as recorded, but the caller who left gets Cancelled, never an answer after its cancel.
+      const error = new CancelledFailure('routed call cancelled before its answer arrived');
+      return { kind: 'stopped', error, forGood: true };
+    }
     const servedBy = { targetIndex: planned.targetIndex, provider: target.provider, model: target.model };
     const record = log.record(servedBy);
     log.finish('succeeded', record);
