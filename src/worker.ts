@@ -72,6 +72,15 @@ export interface SwitchyardWorkerOptions {
  * busy worker that cannot take its own task within a second loses only its cache entry (the next worker replays).
  */
 export const STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS = 1_000;
+/**
+ * The longest the worker holds an activity's heartbeat back, in milliseconds. A cancellation reaches an attempt
+ * only with a heartbeat's answer, and Temporal's default holds beats for 0.8 × the heartbeat timeout: a cancelled
+ * call's provider request ran on, paid for, up to 1.6 s at the default 2 s timeout. An attempt beats every third
+ * of its heartbeat timeout and on every streamed piece; this lets those beats out at most every half second, so a
+ * cancellation arrives within about that (a gateway stream's caller who leaves is heard sooner, through the
+ * relay), for at most two heartbeats a second per attempt at the provider.
+ */
+export const MAX_HEARTBEAT_THROTTLE_MS = 500;
 
 export function taskQueueFromEnvironment(): string {
   return process.env.SWITCHYARD_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
@@ -123,6 +132,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       };
   const defaults: Partial<WorkerOptions> = {
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
+    maxHeartbeatThrottleInterval: MAX_HEARTBEAT_THROTTLE_MS,
     ...(tracing
       ? { interceptors: tracingWorkerInterceptors(tracing), sinks: workflowSpanSinks(tracing) }
       : {}),

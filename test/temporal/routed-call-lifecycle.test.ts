@@ -69,6 +69,32 @@ test('cancelling a call ends it as cancelled with no further attempt', async () 
   expect(harness.fake.counters('claude-primary').requests).toBe(0);
 });
 
+test("a cancelled stream's provider request stops at the next piece's heartbeat, not a heartbeat timeout later", async () => {
+  // 40 words, one every 200 ms: 8 s of stream. With a 30 s heartbeat timeout Temporal's default would hold the
+  // attempt's beats for 24 s, so the stream would end answered before the cancellation reached it; the worker
+  // lets each piece's beat out within half a second.
+  const text = Array.from({ length: 40 }, (_, index) => `word${index}`).join(' ');
+  harness.fake.script('gpt-primary', { kind: 'answer', text, chunkDelayMs: 200 });
+  const route = {
+    targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 30_000 }],
+    heartbeatTimeoutMs: 30_000,
+  };
+  const error = await expectRoutedCallError(
+    harness.withWorker(async (switchyard) => {
+      const handle = await switchyard.start({ route, request, stream: true });
+      await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
+      await delay(500);
+      await handle.cancel();
+      return handle.result();
+    }),
+  );
+  expect(error.type).toBe('Cancelled');
+  expect(error.record?.attempts.map((attempt) => attempt.failureClass)).toEqual(['cancelled']);
+  // The provider request ended aborted, not answered.
+  await waitFor(() => harness.fake.counters('gpt-primary').failed === 1);
+  expect(harness.fake.counters('gpt-primary').answered).toBe(0);
+});
+
 test('an answer that arrives after the caller cancelled is paid for, and the call ends cancelled', async () => {
   // The provider answers in 1.5 s; the attempt hears of the cancel only on a heartbeat, and with a 10 s heartbeat
   // timeout its next one is seconds away: the answer reaches the call after the cancel, before the attempt knew.
