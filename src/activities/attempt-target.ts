@@ -91,6 +91,39 @@ function lostBeforeSending(
   });
 }
 
+/** How long an attempt whose caller left waits for the call's cancellation to reach it, in milliseconds. */
+const CANCELLATION_WAIT_MS = 5_000;
+/** Between two asks whether the cancellation reached the server, in milliseconds. */
+const CANCELLATION_POLL_MS = 50;
+
+/**
+ * Waits until Temporal has delivered the call's cancellation to this attempt: asks the server directly (its answer
+ * is not throttled like the worker's heartbeats) until it says the attempt is cancelled, then lets one beat of the
+ * worker's own bring the cancellation in. Gives up after {@link CANCELLATION_WAIT_MS}: the attempt then ends
+ * with its own failure.
+ */
+async function awaitCancellation(
+  context: Context,
+  beat: AttemptHeartbeat,
+  ask: () => Promise<HeartbeatReceipt>,
+): Promise<void> {
+  const until = Date.now() + CANCELLATION_WAIT_MS;
+  while (!context.cancellationSignal.aborted && Date.now() < until) {
+    const receipt = await ask();
+    if (receipt === 'gone') return;
+    if (receipt === 'cancelled') {
+      // The same details as every beat: the sending mark must stay on the server.
+      beat.beat();
+      await within(
+        context.cancelled.catch(() => undefined),
+        Math.max(0, until - Date.now()),
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, CANCELLATION_POLL_MS));
+  }
+}
+
 export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
   const { callTarget, recordHeartbeat, reserveBudget, settleReservation, reportBreakerOutcome } =
     dependencies;
@@ -231,6 +264,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         return { refused: true, tooLate: true, settled, reported };
       }
       heartbeat.sending();
+      const callerLeft = new AbortController();
       try {
         const success = await callTarget(
           {
@@ -240,7 +274,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
             stream: input.stream,
             ...(input.relay ? { relay: input.relay } : {}),
           },
-          { activity: context, heartbeat },
+          { activity: context, heartbeat, callerLeft },
         );
         const charge = {
           costNanoUsd: costOfUsage(input.target.prices, success.result.usage),
@@ -250,6 +284,10 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
       } catch (error) {
         if (!(error instanceof ApplicationFailure)) throw error;
         const details = error.details?.[0] as AttemptFailureDetails;
+        // The request stopped because the caller left: the cancellation follows, and the attempt must end as one.
+        if (callerLeft.signal.aborted) {
+          await awaitCancellation(context, heartbeat, () => recordHeartbeat(taskToken, heartbeat.current));
+        }
         const cancellation = context.cancellationDetails;
         // Timed out or forgotten by the server: the workflow has moved on and settles the attempt itself, so
         // settling here too could charge it twice over (real cost here, the whole bound there).

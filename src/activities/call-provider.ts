@@ -66,6 +66,11 @@ export class AttemptHeartbeat {
     this.context.heartbeat(this.details);
   }
 
+  /** What every beat says now (for a beat sent another way, which must not say less). */
+  get current(): AttemptHeartbeatDetails {
+    return this.details;
+  }
+
   /** The request is about to leave: every beat from now on says so, and beats go on until {@link stop}. */
   sending(): void {
     this.details = { ...this.details, sending: true };
@@ -89,6 +94,11 @@ export interface ProviderCallContext {
   /** The activity's context: its cancellation aborts the SDK call, its id names the attempt to a relay. */
   readonly activity: Context;
   readonly heartbeat: AttemptHeartbeat;
+  /**
+   * Aborted when the gateway's relay answers that the caller left (the call's cancellation is on its way): the
+   * provider request stops at once. @default one of the call's own, that nobody reads
+   */
+  readonly callerLeft?: AbortController;
 }
 
 /**
@@ -99,7 +109,7 @@ export interface ProviderCallContext {
 export function createProviderCall(registry: ProviderRegistry, relayPolicy: RelayPolicy = {}) {
   return async function callTarget(
     input: AttemptInput,
-    { activity, heartbeat }: ProviderCallContext,
+    { activity, heartbeat, callerLeft = new AbortController() }: ProviderCallContext,
   ): Promise<AttemptSuccess> {
     const began = performance.now();
     const elapsed = () => Math.round(performance.now() - began);
@@ -115,6 +125,7 @@ export function createProviderCall(registry: ProviderRegistry, relayPolicy: Rela
               superseded.abort();
               heartbeat.outputDelivered();
             },
+            onCancelled: () => callerLeft.abort(),
             onStopped: (reason) => activity.log.warn(`relay stopped: ${reason}`),
           },
           relayPolicy,
@@ -125,7 +136,7 @@ export function createProviderCall(registry: ProviderRegistry, relayPolicy: Rela
       const result = await provider.generate(input.target.model, input.request, {
         timeoutMs: input.timeoutMs,
         signal: relay
-          ? AbortSignal.any([activity.cancellationSignal, superseded.signal])
+          ? AbortSignal.any([activity.cancellationSignal, superseded.signal, callerLeft.signal])
           : activity.cancellationSignal,
         stream: input.stream,
         onProgress: () => heartbeat.beat(),
@@ -149,7 +160,9 @@ export function createProviderCall(registry: ProviderRegistry, relayPolicy: Rela
       // Pushes still in flight decide whether output reached the caller: wait for them. Said only of a failure of
       // ours, never of the workflow cancelling the attempt.
       await relay?.flush();
-      const outputDelivered = Boolean(relay?.callerHasOutput) && !activity.cancellationSignal.aborted;
+      // A caller who left is past caring: its call is being cancelled, not failed over.
+      const outputDelivered =
+        Boolean(relay?.callerHasOutput) && !activity.cancellationSignal.aborted && !callerLeft.signal.aborted;
       if (error instanceof ApplicationFailure) throw error;
       if (error instanceof ProviderError) {
         // Only the reduced facts cross into history: the message was built by the adapter from the class,

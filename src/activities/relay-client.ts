@@ -26,6 +26,8 @@ export interface RelayEvents {
   readonly onDelivered?: () => void;
   /** Called when the gateway answered that another attempt's output already reached the caller. */
   readonly onSuperseded?: () => void;
+  /** Called when the gateway answered that the caller left and the call is being cancelled. */
+  readonly onCancelled?: () => void;
   /** Called once when the relay stops taking pushes for another reason (with the reason, never a body). */
   readonly onStopped?: (reason: string) => void;
 }
@@ -99,6 +101,11 @@ export class RelayPusher {
         this.superseded = true;
         this.stop('superseded');
         this.events.onSuperseded?.();
+        return;
+      }
+      if (response.status === RelayReply.cancelled) {
+        this.stop('the caller left');
+        this.events.onCancelled?.();
         return;
       }
       this.stop(

@@ -65,4 +65,9 @@ export const RelayReply = {
   superseded: 409,
   /** The request is over (answered, or its caller left): stop pushing, finish the attempt as usual. */
   gone: 410,
+  /**
+   * The caller left and the gateway cancelled the call: stop the provider request now rather than on the
+   * heartbeat that will bring the cancellation (every token until then is paid for nothing).
+   */
+  cancelled: 499,
 } as const;

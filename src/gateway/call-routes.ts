@@ -141,8 +141,12 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       idempotencyKey: prepared.callKey,
     });
     presence.onDeparture(() => {
-      relay?.close();
-      if (prepared.idempotent) return;
+      if (prepared.idempotent) {
+        relay?.close();
+        return;
+      }
+      // The relay tells the attempt at its next push, ahead of the heartbeat that brings the cancellation.
+      relay?.close('cancelled');
       started.then((handle) => handle.cancel()).catch(() => undefined);
     });
     return started;

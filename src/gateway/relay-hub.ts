@@ -13,14 +13,26 @@ export interface RelayRegistration {
   readonly target: RelayTarget;
   /** Receives each valid push; answers with a {@link RelayReply} status. Set before the workflow starts. */
   onBatch: ((batch: RelayBatch) => number) | undefined;
-  /** Forgets the registration: later pushes are answered `gone`, and the token is worth nothing. */
-  close(): void;
+  /**
+   * Forgets the registration: later pushes are answered `gone`, and the token is worth nothing. With
+   * `'cancelled'` (the caller left and its call is being cancelled), pushes are answered `cancelled` for a while
+   * first, so the attempt stops its provider request at its next push.
+   */
+  close(reason?: 'cancelled'): void;
 }
 
 interface Entry {
   readonly tokenSha256: Buffer;
   readonly registration: RelayRegistration;
+  /** Set when the caller left and the call was cancelled: pushes get `cancelled` until the entry goes. */
+  cancelled?: true;
 }
+
+/**
+ * How long a cancelled request's relay keeps answering `cancelled`, in milliseconds: long enough for an attempt's
+ * next push (the provider's next piece), after which the heartbeat has brought the cancellation anyway.
+ */
+const CANCELLED_RELAY_KEPT_MS = 60_000;
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -43,7 +55,9 @@ export class RelayHub {
 
   /** Open registrations (streamed requests in flight). */
   get size(): number {
-    return this.entries.size;
+    let open = 0;
+    for (const entry of this.entries.values()) if (!entry.cancelled) open += 1;
+    return open;
   }
 
   open(): RelayRegistration {
@@ -52,8 +66,14 @@ export class RelayHub {
     const registration: RelayRegistration = {
       target: { url: `${this.baseUrl}${RELAY_PATH}/${relayId}`, token },
       onBatch: undefined,
-      close: () => {
-        this.entries.delete(relayId);
+      close: (reason) => {
+        const entry = this.entries.get(relayId);
+        if (reason !== 'cancelled' || !entry || entry.cancelled) {
+          if (!entry?.cancelled) this.entries.delete(relayId);
+          return;
+        }
+        entry.cancelled = true;
+        setTimeout(() => this.entries.delete(relayId), CANCELLED_RELAY_KEPT_MS).unref();
       },
     };
     this.entries.set(relayId, { tokenSha256: sha256(token), registration });
@@ -70,6 +90,7 @@ export class RelayHub {
     const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
     if (presented === undefined || !timingSafeEqual(sha256(presented), entry.tokenSha256))
       return REFUSED.badToken;
+    if (entry.cancelled) return RelayReply.cancelled;
     return undefined;
   }
 

@@ -1,5 +1,5 @@
 // The relay between a streamed attempt and its gateway, over real HTTP on 127.0.0.1: order, batching, the
-// gateway's answers (superseded, gone), an unreachable relay; and the hub's checks of token and batch.
+// gateway's answers (superseded, gone, cancelled), an unreachable relay; and the hub's checks of token and batch.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -79,6 +79,50 @@ test('gone after a first accepted push: pushing stops, and the output that went 
   } finally {
     await relay.close();
   }
+});
+
+test('cancelled: the attempt hears the caller left and stops pushing', async () => {
+  let answered = 0;
+  const relay = await startGatewayRelay(() => (answered++ === 0 ? 200 : 499), 0);
+  try {
+    let cancelled = 0;
+    const stops: string[] = [];
+    const pusher = new RelayPusher({ url: relay.url, token }, identity, {
+      onCancelled: () => (cancelled += 1),
+      onStopped: (reason) => stops.push(reason),
+    });
+    for (const text of ['a', 'b', 'c']) {
+      pusher.push({ type: 'text', text });
+      await pusher.flush();
+    }
+    expect(cancelled).toBe(1);
+    expect(stops).toEqual(['the caller left']);
+    expect(relay.batches).toHaveLength(2);
+  } finally {
+    await relay.close();
+  }
+});
+
+test('the hub answers cancelled to pushes after a caller left, and gone once it forgets; not to a wrong token', () => {
+  const hub = new RelayHub();
+  hub.listenAt('http://127.0.0.1:1');
+  const left = hub.open();
+  left.onBatch = () => 200;
+  const relayId = left.target.url.split('/').pop()!;
+  const batch = { ...identity, sequence: 0, deltas: [{ type: 'text', text: 'x' }] };
+  const bearer = `Bearer ${left.target.token}`;
+  left.close('cancelled');
+  expect(hub.receive(relayId, bearer, batch)).toBe(499);
+  expect(hub.receive(relayId, `Bearer ${token}`, batch)).toBe(401);
+  // The request's own end afterwards does not turn the answer back to gone early.
+  left.close();
+  expect(hub.receive(relayId, bearer, batch)).toBe(499);
+  // A cancelled request is no stream in flight.
+  expect(hub.size).toBe(0);
+  // An idempotent request whose caller left outlives it: plain close, gone at once.
+  const kept = hub.open();
+  kept.close();
+  expect(hub.receive(kept.target.url.split('/').pop()!, `Bearer ${kept.target.token}`, batch)).toBe(410);
 });
 
 test('a relay nobody listens on delivered nothing', async () => {

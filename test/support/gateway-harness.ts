@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { WorkflowBundlePath } from '@temporalio/worker';
+import type { WorkerOptions, WorkflowBundlePath } from '@temporalio/worker';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
 import type { Config } from '../../src/config/config';
@@ -85,6 +85,8 @@ export interface GatewayHarness {
   withGateway<T>(
     body: (context: GatewayContext) => Promise<T>,
     options?: Partial<GatewayOptions>,
+    /** The worker's Temporal options beside Switchyard's. @default Switchyard's alone */
+    workerOptions?: Partial<WorkerOptions>,
   ): Promise<T>;
   close(): Promise<void>;
 }
@@ -134,7 +136,7 @@ export async function startGatewayHarness(
     config,
     keys,
     bundle,
-    withGateway: async (body, options = {}) => {
+    withGateway: async (body, options = {}, workerOptions = {}) => {
       await terminateBreakers(temporal, config);
       const taskQueue = uniqueName('switchyard-gateway');
       const worker = await createSwitchyardWorker({
@@ -143,6 +145,7 @@ export async function startGatewayHarness(
         taskQueue,
         workflowBundle: bundle,
         providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+        workerOptions,
       });
       const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue, config });
       const gateway = await startGateway({ switchyard, config, keys, port: 0, ...options });

@@ -22,6 +22,8 @@ const LEDGER_UNREACHABLE_MESSAGE = 'budget ledger did not answer in time: nothin
  * recorded before it returned such an answer, and replay so.
  */
 export const LATE_ANSWER_AFTER_CANCEL_PATCH = 'late-answer-after-cancel';
+/** The patch under which an attempt that stopped for a cancelled call ends the call `Cancelled`, however it ended. */
+export const CANCELLED_ATTEMPT_PATCH = 'cancelled-attempt-ends-cancelled';
 
 export type AttemptVerdict =
   /** The attempt answered: the call's result. */
@@ -128,6 +130,19 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
     },
     outcome,
   );
+  if (
+    failure.failureClass === FailureClass.cancelled &&
+    CancellationScope.current().consideredCancelled &&
+    patched(CANCELLED_ATTEMPT_PATCH)
+  ) {
+    // The caller cancelled, and its attempt stopped before Temporal's cancellation reached it (a gateway's relay
+    // told it the caller left): the call ends as cancelled all the same, never as a failure.
+    return {
+      kind: 'stopped',
+      error: new CancelledFailure('routed call cancelled by the caller'),
+      forGood: true,
+    };
+  }
   // Output already reached the gateway's caller: failing over would splice a second model's text onto the
   // first, so the call ends here. A class that never fails over still ends the usual way.
   if (
