@@ -33,6 +33,14 @@ import {
   type HistoryFixtureIndex,
 } from '../test/support/replay-fixtures';
 import { fakeProviders, TEST_API_KEYS } from '../test/support/test-config';
+import {
+  lateAnswerAfterCancel,
+  LATE_MODEL,
+  LOST_HEARTBEAT_TIMEOUT_MS,
+  stallFirstLostAttempt,
+  STALLED_MODEL,
+  workerLost,
+} from './record-histories-lost-and-cancelled';
 
 /** A fixed queue: the server is this script's own, and a fixed name keeps re-recorded fixtures comparable. */
 const TASK_QUEUE = 'switchyard-recorder';
@@ -59,6 +67,8 @@ function recorderConfig(fake: FakeProvider): Config {
         'digest',
         'stream-primary',
         'conversation-text-only',
+        STALLED_MODEL,
+        LATE_MODEL,
       ],
       anthropic: [
         'failover-secondary',
@@ -86,6 +96,13 @@ function recorderConfig(fake: FakeProvider): Config {
       conversation: {
         targets: [target('openai', 'conversation-text-only'), target('anthropic', 'conversation-thinking')],
       },
+      lost: {
+        targets: [target('openai', STALLED_MODEL)],
+        heartbeatTimeoutMs: LOST_HEARTBEAT_TIMEOUT_MS,
+        breaker: { failureThreshold: 1, cooldownMs: COOLDOWN_MS },
+      },
+      // A heartbeat every 3.3 s: the answer (1.5 s) reaches the call before the cancellation reaches the attempt.
+      late: { targets: [target('openai', LATE_MODEL)], heartbeatTimeoutMs: 10_000 },
     },
     defaultRoute: 'failover',
     budgets: {
@@ -441,6 +458,8 @@ const SCENARIOS = {
   scheduledGeneration,
   streamInterrupted,
   conversation,
+  workerLost,
+  lateAnswerAfterCancel,
 };
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
@@ -504,6 +523,7 @@ async function main(): Promise<void> {
       connection: nativeConnection,
       taskQueue: TASK_QUEUE,
       providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+      workerOptions: { interceptors: { activity: [stallFirstLostAttempt()] } },
     });
     const switchyard = new SwitchyardClient({ client, taskQueue: TASK_QUEUE, config });
     const recorded = await worker.runUntil(
