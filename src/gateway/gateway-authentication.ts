@@ -8,6 +8,8 @@ import type { KeyStore } from './key-store';
 
 /** How long a caller over its key's cap is told to wait, in seconds: a slot frees when any of its calls ends. */
 const RETRY_AFTER_SECONDS = 1;
+/** The one name under which the gateway-wide cap counts every request. */
+const WHOLE_GATEWAY = 'gateway';
 
 /** One header's value (the first, when sent more than once). */
 export function header(request: FastifyRequest, name: string): string | undefined {
@@ -58,7 +60,12 @@ export function gatewayKeyOf(request: FastifyRequest): StoredKey {
  * has not all arrived its connection is closed so the rest never is: nobody without a key can make the gateway
  * buffer, parse or even receive a body.
  */
-export function requireGatewayKey(scope: FastifyInstance, keys: KeyStore, concurrency: KeyConcurrency): void {
+export function requireGatewayKey(
+  scope: FastifyInstance,
+  keys: KeyStore,
+  concurrency: KeyConcurrency,
+  gatewayConcurrency: KeyConcurrency,
+): void {
   scope.addHook('onRequest', async (request, reply) => {
     let key: StoredKey;
     try {
@@ -68,8 +75,27 @@ export function requireGatewayKey(scope: FastifyInstance, keys: KeyStore, concur
         closeConnection: !request.raw.complete,
       });
     }
-    const leave = concurrency.enter(key.id);
+    // The gateway's own cap first: beyond it the gateway is overloaded whoever asks (a 503 every client retries).
+    const leaveGateway = gatewayConcurrency.enter(WHOLE_GATEWAY);
+    if (!leaveGateway) {
+      const refusal = new GatewayError(
+        `the gateway already has ${gatewayConcurrency.limit} requests in flight, the most it serves at once; ` +
+          'send this one again shortly',
+        GatewayErrorKind.unavailable,
+        'overloaded',
+        { retryAfterSeconds: RETRY_AFTER_SECONDS },
+      );
+      return sendGatewayError(request, reply, refusal, { closeConnection: !request.raw.complete });
+    }
+    const keyLeave = concurrency.enter(key.id);
+    const leave = keyLeave
+      ? () => {
+          keyLeave();
+          leaveGateway();
+        }
+      : undefined;
     if (!leave) {
+      leaveGateway();
       const refusal = new GatewayError(
         `this key already has ${concurrency.limit} requests in flight, the most the gateway serves at once for ` +
           'one key; send this one again when one of them has ended',

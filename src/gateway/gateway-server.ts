@@ -73,6 +73,12 @@ export interface GatewayOptions {
    */
   readonly maxConcurrentRequestsPerKey?: number;
   /**
+   * Most requests the gateway has in flight at once, all keys together; one more is a 503 `overloaded` with
+   * `retry-after`, which clients retry. Calls it accepted wait in Temporal's queue for a free worker.
+   * @default 1024
+   */
+  readonly maxConcurrentRequests?: number;
+  /**
    * How long one request may take, in milliseconds: it is the routed call's whole-call deadline, and the
    * gateway answers 504 (the call's record still in history) if the call has not ended shortly after.
    * @default 300000
@@ -90,6 +96,8 @@ export interface Gateway {
   readonly bodyLimitBytes: number;
   /** Most requests one key may have in flight at once. */
   readonly maxConcurrentRequestsPerKey: number;
+  /** Most requests the gateway has in flight at once, all keys together. */
+  readonly maxConcurrentRequests: number;
   /** Streamed requests in flight. */
   readonly openStreams: number;
   close(): Promise<void>;
@@ -98,6 +106,7 @@ export interface Gateway {
 const DEFAULT_CALL_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 export const DEFAULT_MAX_CONCURRENT_REQUESTS_PER_KEY = 32;
+export const DEFAULT_MAX_CONCURRENT_REQUESTS = 1024;
 /** Time to receive a whole request, in milliseconds; a call's own time is `callTimeoutMs`. */
 const REQUEST_RECEIVE_TIMEOUT_MS = 60_000;
 
@@ -167,6 +176,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const concurrency = new KeyConcurrency(
     options.maxConcurrentRequestsPerKey ?? DEFAULT_MAX_CONCURRENT_REQUESTS_PER_KEY,
   );
+  const gatewayConcurrency = new KeyConcurrency(
+    options.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS,
+  );
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const routes = createGatewayRoutes({
     config,
@@ -177,7 +189,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(async (scope) => {
     // First, so that requests the key check refuses get their span too.
     traceRequests(scope);
-    requireGatewayKey(scope, keys, concurrency);
+    requireGatewayKey(scope, keys, concurrency, gatewayConcurrency);
     callRoutes = registerCallRoutes(scope, {
       switchyard,
       routes,
@@ -224,6 +236,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     relayUrl,
     bodyLimitBytes: bodyLimit.bytes,
     maxConcurrentRequestsPerKey: concurrency.limit,
+    maxConcurrentRequests: gatewayConcurrency.limit,
     get openStreams() {
       return hub.size;
     },

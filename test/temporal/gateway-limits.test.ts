@@ -335,6 +335,63 @@ describe('bounds', () => {
       { maxConcurrentRequestsPerKey: 2 },
     );
   });
+
+  test('beyond the gateway-wide cap every key gets 503 overloaded with retry-after; room again once one ends', async () => {
+    harness.fake.scriptAlways('gpt-primary', { kind: 'hang' });
+    harness.fake.scriptAlways('claude-secondary', { kind: 'answer', text: 'quick' });
+    await harness.withGateway(
+      async ({ gateway, makeKey, openai }) => {
+        const abort = new AbortController();
+        // Two requests of two different keys fill the gateway; neither key is anywhere near its own cap.
+        const second = sdkClients(gateway.url, makeKey({ routes: ['*'] })).openai;
+        const held = [openai, second].map((client) =>
+          client.chat.completions
+            .create({ model: 'support', messages: hello }, { signal: abort.signal })
+            .catch(() => undefined),
+        );
+        await eventually(
+          'both calls reached the provider',
+          async () => harness.fake.requestsFor('gpt-primary').length,
+          (count) => count === 2,
+        );
+        try {
+          const third = sdkClients(gateway.url, makeKey({ routes: ['*'] }));
+          const overOpenAI = await third.openai.chat.completions
+            .create({ model: 'reverse', messages: hello })
+            .catch((error: unknown) => error);
+          expect(overOpenAI).toBeInstanceOf(OpenAI.InternalServerError);
+          const openaiError = overOpenAI as InstanceType<typeof OpenAI.InternalServerError>;
+          expect(openaiError.status).toBe(503);
+          expect(openaiError.headers.get('retry-after')).toBe('1');
+          expect(openaiError.error).toMatchObject({ type: 'service_unavailable', code: 'overloaded' });
+          const overAnthropic = await third.anthropic.messages
+            .create({ model: 'reverse', max_tokens: 16, messages: hello })
+            .catch((error: unknown) => error);
+          expect(overAnthropic).toBeInstanceOf(Anthropic.InternalServerError);
+          expect((overAnthropic as InstanceType<typeof Anthropic.InternalServerError>).error).toMatchObject({
+            type: 'error',
+            error: { type: 'overloaded_error', code: 'overloaded' },
+          });
+          // Nothing of the refused requests started: the provider saw only the two held ones.
+          expect(harness.fake.requestsFor('claude-secondary')).toHaveLength(0);
+        } finally {
+          abort.abort();
+          await Promise.all(held);
+        }
+        await eventually(
+          'the gateway has room again once its requests ended',
+          () =>
+            openai.chat.completions
+              .create({ model: 'reverse', messages: hello })
+              .then((done) => done.choices[0]!.message.content)
+              .catch((error: { status?: number }) => `status ${error.status}`),
+          (text) => text === 'quick',
+          { timeoutMs: 10_000 },
+        );
+      },
+      { maxConcurrentRequests: 2 },
+    );
+  });
 });
 
 describe('body limit', () => {

@@ -58,6 +58,12 @@ const SERVER_FLAGS = {
     description:
       'most requests one gateway key may have in flight; more get 429 with retry-after (default: 32)',
   },
+  'max-concurrent': {
+    type: 'string',
+    valueName: '<n>',
+    description:
+      'most requests the gateway has in flight, all keys together; more get 503 overloaded with retry-after (default: 1024)',
+  },
   'call-timeout-ms': {
     type: 'string',
     valueName: '<ms>',
@@ -141,6 +147,7 @@ export const serveCommand: Command = {
       'max-concurrent-per-key',
       stringFlag(parsed, 'max-concurrent-per-key'),
     );
+    const maxConcurrentRequests = positiveIntegerFlag('max-concurrent', stringFlag(parsed, 'max-concurrent'));
     const callTimeoutMs = positiveIntegerFlag('call-timeout-ms', stringFlag(parsed, 'call-timeout-ms'));
     const keysFile = nonEmptyFlag('keys', stringFlag(parsed, 'keys'));
 
@@ -206,6 +213,7 @@ export const serveCommand: Command = {
         ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
         ...(maxConnections !== undefined ? { maxConnections } : {}),
         ...(maxConcurrentRequestsPerKey !== undefined ? { maxConcurrentRequestsPerKey } : {}),
+        ...(maxConcurrentRequests !== undefined ? { maxConcurrentRequests } : {}),
         ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
         onRequestLog: (line) => io.stderr.write(`${new Date().toISOString()} ${line}\n`),
       });
@@ -232,7 +240,7 @@ export const serveCommand: Command = {
         `switchyard gateway at ${gateway.url} (relay for workers: ${gateway.relayUrl})`,
         `  OpenAI:     base URL ${gateway.url}/v1   POST /v1/chat/completions`,
         `  Anthropic:  base URL ${gateway.url}      POST /v1/messages`,
-        `  body limit: ${gateway.bodyLimitBytes} bytes; at most ${gateway.maxConcurrentRequestsPerKey} requests at once per key`,
+        `  body limit: ${gateway.bodyLimitBytes} bytes; at most ${gateway.maxConcurrentRequestsPerKey} requests at once per key, ${gateway.maxConcurrentRequests} in all`,
         `  routes:     ${Object.keys(config.routes).join(', ')}${config.defaultRoute ? ` (default ${config.defaultRoute})` : ''}`,
         `  keys:       ${active} active in ${keys.file}${active === 0 ? ' — make one with "switchyard keys create --routes <route>"' : ''}`,
         '',
