@@ -8,7 +8,7 @@ import path from 'node:path';
  */
 export const LAYERS = [
   ['index', 'testing', 'cli', 'gateway', 'fake-provider'],
-  ['client', 'worker', 'worker-entry', 'workflow-bundle', 'engine', 'metrics'],
+  ['client', 'worker', 'worker-entry', 'workflow-bundle', 'workflow-bundle-process', 'engine', 'metrics'],
   ['activities', 'tracing'],
   ['workflows', 'workflow'],
   ['routing', 'providers', 'codec'],

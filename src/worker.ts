@@ -16,7 +16,7 @@ import {
   routeRefreshMsFromEnvironment,
 } from './activities/route-registry-reader';
 import { routeRegistryWorkflowId } from './workflows/route-registry/definitions';
-import { bundleSwitchyardWorkflows } from './workflow-bundle';
+import { bundleSwitchyardWorkflowsApart } from './workflow-bundle';
 import { installedTracing, installTracing, type TracingHandle } from './tracing/install-tracing';
 import {
   tracingClientInterceptors,
@@ -123,12 +123,16 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
     ? { workflowBundle: options.workflowBundle }
     : {
         // Workflow failures use the same failure converter as the activities (encrypted messages, see codec/).
-        workflowBundle: await bundleSwitchyardWorkflows({
-          ...(dataConverter?.failureConverterPath
-            ? { failureConverterPath: dataConverter.failureConverterPath }
-            : {}),
-          tracing: tracing !== undefined,
-        }),
+        workflowBundle: {
+          code: (
+            await bundleSwitchyardWorkflowsApart({
+              ...(dataConverter?.failureConverterPath
+                ? { failureConverterPath: dataConverter.failureConverterPath }
+                : {}),
+              tracing: tracing !== undefined,
+            })
+          ).code,
+        },
       };
   const defaults: Partial<WorkerOptions> = {
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT_MS,
