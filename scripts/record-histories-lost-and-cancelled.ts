@@ -1,12 +1,9 @@
 // Scenarios of `npm run histories:record` for attempts that never reached an answer the caller got: one lost by a
 // stalled worker before it sent, and an answer that arrived after the caller cancelled. Script side.
-import type { Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SwitchyardClient } from '../src/client/switchyard-client';
-import type { FakeProvider } from '../src/fake-provider';
 import { ROUTED_CALL_WORKFLOW_TYPE } from '../src/workflows/definitions';
-import type { HistoryFixture } from '../test/support/replay-fixtures';
+import { runIdOf, type Recorded, type ScenarioContext } from './record-histories-scenario';
 
 /** The model whose first attempt the recorder's worker holds past its heartbeat timeout. */
 export const STALLED_MODEL = 'lost-primary';
@@ -18,16 +15,6 @@ const STALL_MS = 3_000;
 
 const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
 const answer = { kind: 'answer' as const, text: 'hello', usage: { inputTokens: 10, outputTokens: 5 } };
-
-interface Recorded extends Omit<HistoryFixture, 'events'> {
-  readonly runId: string;
-}
-
-interface ScenarioContext {
-  readonly switchyard: SwitchyardClient;
-  readonly client: Client;
-  readonly fake: FakeProvider;
-}
 
 /**
  * Holds the first attempt on {@link STALLED_MODEL} before it runs, as an overloaded worker would: the server gives
@@ -51,10 +38,6 @@ export function stallFirstLostAttempt(): ActivityInterceptorsFactory {
       },
     },
   });
-}
-
-async function runIdOf(client: Client, workflowId: string): Promise<string> {
-  return (await client.workflow.getHandle(workflowId).describe()).runId;
 }
 
 /** (h) An attempt lost before it sent (`worker_lost`): asked again of the same target, which answers. */

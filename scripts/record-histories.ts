@@ -41,6 +41,7 @@ import {
   STALLED_MODEL,
   workerLost,
 } from './record-histories-lost-and-cancelled';
+import { runIdOf, type Recorded, type ScenarioContext } from './record-histories-scenario';
 
 /** A fixed queue: the server is this script's own, and a fixed name keeps re-recorded fixtures comparable. */
 const TASK_QUEUE = 'switchyard-recorder';
@@ -116,27 +117,12 @@ function recorderConfig(fake: FakeProvider): Config {
   return config;
 }
 
-/** One run of one workflow to record. */
-interface Recorded extends Omit<HistoryFixture, 'events'> {
-  readonly runId: string;
-}
-
-interface ScenarioContext {
-  readonly switchyard: SwitchyardClient;
-  readonly client: Client;
-  readonly fake: FakeProvider;
-}
-
 async function waitFor(what: string, condition: () => Promise<boolean>): Promise<void> {
   for (let tries = 0; tries < 600; tries += 1) {
     if (await condition()) return;
     await delay(100);
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-async function runIdOf(client: Client, workflowId: string): Promise<string> {
-  return (await client.workflow.getHandle(workflowId).describe()).runId;
 }
 
 /** (a) The primary answers 429 (fails over), the secondary serves; the budget reserves, releases and settles. */
