@@ -321,16 +321,7 @@ describe('bounds', () => {
           abort.abort();
           await Promise.all(held);
         }
-        await eventually(
-          'the key has room again once its requests ended',
-          () =>
-            openai.chat.completions
-              .create({ model: 'reverse', messages: hello })
-              .then((done) => done.choices[0]!.message.content)
-              .catch((error: { status?: number }) => `status ${error.status}`),
-          (text) => text === 'quick',
-          { timeoutMs: 10_000 },
-        );
+        await answersOnceRoom(openai, 'the key has room again once its requests ended');
       },
       { maxConcurrentRequestsPerKey: 2 },
     );
@@ -378,21 +369,26 @@ describe('bounds', () => {
           abort.abort();
           await Promise.all(held);
         }
-        await eventually(
-          'the gateway has room again once its requests ended',
-          () =>
-            openai.chat.completions
-              .create({ model: 'reverse', messages: hello })
-              .then((done) => done.choices[0]!.message.content)
-              .catch((error: { status?: number }) => `status ${error.status}`),
-          (text) => text === 'quick',
-          { timeoutMs: 10_000 },
-        );
+        await answersOnceRoom(openai, 'the gateway has room again once its requests ended');
       },
       { maxConcurrentRequests: 2 },
     );
   });
 });
+
+/** Waits until a `reverse` call through `openai` is answered (`quick`) again: a cap freed its slot. */
+function answersOnceRoom(openai: OpenAI, what: string): Promise<string | null | undefined> {
+  return eventually(
+    what,
+    () =>
+      openai.chat.completions
+        .create({ model: 'reverse', messages: hello })
+        .then((done) => done.choices[0]!.message.content)
+        .catch((error: { status?: number }) => `status ${error.status}`),
+    (text) => text === 'quick',
+    { timeoutMs: 10_000 },
+  );
+}
 
 describe('body limit', () => {
   test('without a payload store the limit is the Temporal payload limit, and a larger body is a 413 saying how to raise it', async () => {
