@@ -25,6 +25,9 @@ export interface BenchSizes {
   /** Sequential failover calls, and the most time they may take in milliseconds. */
   readonly failoverCalls: number;
   readonly failoverMaxMs: number;
+  /** Calls cancelled mid-request by the cancellation bench, and how many run at once. */
+  readonly cancellationCalls: number;
+  readonly cancellationConcurrency: number;
   /** Routed and bare calls whose histories are broken down in the profile. */
   readonly profileCalls: number;
   /** Worker processes SIGKILLed mid-attempt by the kill-resume bench (one routed call each). */
@@ -45,6 +48,8 @@ export const FULL_SIZES: BenchSizes = {
   ledgerMaxDurationMs: 20_000,
   failoverCalls: 200,
   failoverMaxMs: 30_000,
+  cancellationCalls: 40,
+  cancellationConcurrency: 10,
   profileCalls: 25,
   killResumeKills: 20,
 };
@@ -64,6 +69,8 @@ export const QUICK_SIZES: BenchSizes = {
   ledgerMaxDurationMs: 5_000,
   failoverCalls: 15,
   failoverMaxMs: 4_000,
+  cancellationCalls: 10,
+  cancellationConcurrency: 5,
   profileCalls: 8,
   killResumeKills: 3,
 };

@@ -6,6 +6,7 @@ import type { SideBySideResult, ThroughputResult } from './throughput';
 import type { HealthyBreakerResult, OutageResult } from './breaker';
 import type { LedgerLevelResult } from './ledger';
 import type { FailoverResult } from './failover';
+import { cancellationGoal, cancellationRow, type CancellationResult } from './cancellation';
 import { killResumeGoal, killResumeRow, type KillResumeResult } from './kill-resume';
 import type { CallProfile } from './profile';
 import type { BenchSetup } from './environment';
@@ -35,6 +36,7 @@ export interface BenchInputs {
   readonly ledger: Record<'c10' | 'c100', LedgerLevelResult>;
   readonly failover: FailoverResult;
   readonly failoverBudgeted: FailoverResult;
+  readonly cancellation: CancellationResult;
   /** The plain worker process's RSS after start, before any call, in MB. */
   readonly idleWorkerRssMb: number;
   readonly profile: Record<string, CallProfile>;
@@ -120,6 +122,7 @@ export function buildResults(inputs: BenchInputs) {
     modes: inputs.latency.byMode,
     profile: inputs.profile,
     activityTimings: inputs.activityTimings,
+    cancellation: inputs.cancellation,
     killResume: inputs.killResume,
     litellm: litellmFields(inputs),
     goals: [] as Goal[],
@@ -220,6 +223,7 @@ function goals(results: Omit<BenchResults, 'goals'>, inputs: BenchInputs): Goal[
       measured: `${results.breaker.events_per_healthy_call} (${inputs.healthyBreaker.eventsAdded} events / ${inputs.healthyBreaker.healthyCalls} calls)`,
       met: inputs.healthyBreaker.eventsAdded === 0 && inputs.healthyBreaker.sameRun,
     },
+    cancellationGoal(inputs.cancellation),
     killResumeGoal(inputs.killResume),
   ];
 }
@@ -323,6 +327,7 @@ export function renderTables(results: BenchResults): string {
       'failover (target 1 fails → target 2 request)',
       `p50 ${results.failover.p50} ms, p99 ${results.failover.p99} ms; with a budget scope p50 ${results.failover.with_budget.p50} ms, p99 ${results.failover.with_budget.p99} ms`,
     ]),
+    row(cancellationRow(results.cancellation)),
     row(killResumeRow(results.killResume)),
     row([
       'worker process RSS at the throughput load',

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { LATENCY_MODES } from './bench-config';
+import { benchConfig, LATENCY_MODES } from './bench-config';
 import { buildBundles, type BundlePaths } from './bundles';
 import {
   createHealthyBreakers,
@@ -13,6 +13,7 @@ import {
 } from './breaker';
 import { startCpuAccount } from './cpu-account';
 import { startEnvironment, type BenchSetup } from './environment';
+import { measureCancellation } from './cancellation';
 import { measureFailover } from './failover';
 import { measureKillResume } from './kill-resume';
 import { measureLatency } from './latency';
@@ -170,6 +171,15 @@ export async function runBench(
       await link.send({ kind: 'activityTimings', reset: true }),
     );
 
+    log(`cancellation: ${sizes.cancellationCalls} calls cancelled mid-request`);
+    const cancellation = await measureCancellation(
+      client,
+      environment.taskQueue,
+      benchConfig({ '0ms': fakes['0ms'].openaiBaseURL, '50ms': fakes['50ms'].openaiBaseURL }),
+      fakes['0ms'],
+      { calls: sizes.cancellationCalls, concurrency: sizes.cancellationConcurrency },
+    );
+
     log('profile: reading histories');
     const profile: Record<string, CallProfile> = {};
     for (const mode of LATENCY_MODES) {
@@ -224,6 +234,7 @@ export async function runBench(
       ledger,
       failover,
       failoverBudgeted,
+      cancellation,
       killResume,
       idleWorkerRssMb: Math.round((idleWorkerRssBytes / 2 ** 20) * 10) / 10,
       profile,

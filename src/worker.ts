@@ -63,6 +63,13 @@ export interface SwitchyardWorkerOptions {
    * @default the tracer this process installed with `installTracing` (none: no spans)
    */
   readonly tracing?: TracingHandle | false;
+  /**
+   * How long an attempt's request is out before the attempt asks its call to tell it of a cancellation at once
+   * (rather than with a heartbeat's answer, up to a heartbeat interval later), in milliseconds. Each watch costs
+   * a long call one workflow task and two history events; `false` leaves cancellation to heartbeats alone.
+   * @default 250
+   */
+  readonly cancellationWatchAfterMs?: number | false;
 }
 
 /**
@@ -154,6 +161,9 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       taskQueue: entities,
       ...(options.providers ? { providers: options.providers } : {}),
       ...(relayOrigins ? { relayOrigins } : {}),
+      ...(options.cancellationWatchAfterMs !== undefined
+        ? { cancellationWatchAfterMs: options.cancellationWatchAfterMs }
+        : {}),
       // One registry per calls' queue; its entity runs on the entities' queue like the breakers and ledgers.
       routeRegistry: createRouteRegistryReader({
         read: registryQuery(client, routeRegistryWorkflowId(taskQueue)),

@@ -16,6 +16,7 @@ import type {
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
 import { awaitCancellation, EXPIRED, ReservingHeartbeat, within } from './attempt-liveness';
 import { AttemptHeartbeat, heartbeatIntervalMs, type createProviderCall } from './call-provider';
+import { WATCH_AFTER_MS, watchWhileSending, type WatchCall } from './attempt-watch';
 import type { LedgerSettler } from './ledger-access';
 import type { ReserveBudgetInput } from './reserve-budget';
 import type { HeartbeatReceipt, RecordHeartbeat } from './sending-mark';
@@ -27,6 +28,10 @@ export interface AttemptTargetDependencies {
   readonly reserveBudget: (input: ReserveBudgetInput) => Promise<ReservationDecision>;
   readonly settleReservation: LedgerSettler;
   readonly reportBreakerOutcome: (input: ReportBreakerOutcomeInput) => Promise<ReportBreakerOutcomeResult>;
+  /** Hears the call's cancellation from the call itself while the request is out (see attempt-watch.ts). */
+  readonly watchCall: WatchCall;
+  /** How long the request is out before the attempt watches its call, in milliseconds; false: never. @default 250 */
+  readonly watchAfterMs?: number | false;
 }
 
 /**
@@ -52,8 +57,9 @@ function lostBeforeSending(
 }
 
 export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
-  const { callTarget, recordHeartbeat, reserveBudget, settleReservation, reportBreakerOutcome } =
+  const { callTarget, recordHeartbeat, reserveBudget, settleReservation, reportBreakerOutcome, watchCall } =
     dependencies;
+  const watchAfterMs = dependencies.watchAfterMs ?? WATCH_AFTER_MS;
 
   return async function attemptTarget(input: TargetAttemptInput): Promise<TargetAttemptResult> {
     const context = Context.current();
@@ -191,7 +197,17 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         return { refused: true, tooLate: true, settled, reported };
       }
       heartbeat.sending();
+      // Aborted when the caller left: a gateway's client closed its stream, or the call was cancelled.
       const callerLeft = new AbortController();
+      const stopWatching =
+        watchAfterMs === false
+          ? () => undefined
+          : watchWhileSending(
+              watchCall,
+              context.info.workflowExecution,
+              { watchId: `attempt-watch-${context.info.activityId}`, afterMs: watchAfterMs },
+              () => callerLeft.abort(),
+            );
       try {
         const success = await callTarget(
           {
@@ -202,7 +218,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
             ...(input.relay ? { relay: input.relay } : {}),
           },
           { activity: context, heartbeat, callerLeft },
-        );
+        ).finally(stopWatching);
         const charge = {
           costNanoUsd: costOfUsage(input.target.prices, success.result.usage),
           costKnown: true,

@@ -95,8 +95,8 @@ export interface ProviderCallContext {
   readonly activity: Context;
   readonly heartbeat: AttemptHeartbeat;
   /**
-   * Aborted when the gateway's relay answers that the caller left (the call's cancellation is on its way): the
-   * provider request stops at once. @default one of the call's own, that nobody reads
+   * Aborted when the caller left: the gateway's relay answered so, or the call told the attempt's watch it was
+   * cancelled. The provider request stops at once. @default one of the call's own, that nobody aborts
    */
   readonly callerLeft?: AbortController;
 }
@@ -135,9 +135,11 @@ export function createProviderCall(registry: ProviderRegistry, relayPolicy: Rela
       const provider = registry.get(input.target.provider);
       const result = await provider.generate(input.target.model, input.request, {
         timeoutMs: input.timeoutMs,
-        signal: relay
-          ? AbortSignal.any([activity.cancellationSignal, superseded.signal, callerLeft.signal])
-          : activity.cancellationSignal,
+        signal: AbortSignal.any([
+          activity.cancellationSignal,
+          callerLeft.signal,
+          ...(relay ? [superseded.signal] : []),
+        ]),
         stream: input.stream,
         onProgress: () => heartbeat.beat(),
         ...(relay ? { onDelta: (delta: OutputDelta) => relay.push(delta) } : {}),

@@ -5,6 +5,7 @@ import { createAwaitRoutedCall } from './await-routed-call';
 import { createBreakerAccess } from './breaker-access';
 import { createAttemptTarget } from './attempt-target';
 import { createRecordHeartbeat } from './sending-mark';
+import { createWatchCall } from './attempt-watch';
 import { createBeginCall } from './begin-call';
 import { createCallProvider, createProviderCall } from './call-provider';
 import { createLedgerSettler } from './ledger-access';
@@ -47,6 +48,11 @@ export interface ActivityDependencies {
    * @default a new store (5-minute window, median of the last 50 answers): one per worker
    */
   readonly targetObservations?: TargetObservations;
+  /**
+   * How long an attempt's request is out before it watches its call for a cancellation, in milliseconds; `false`:
+   * never (the worker's option of the same name). @default 250
+   */
+  readonly cancellationWatchAfterMs?: number | false;
 }
 
 export function createActivities(dependencies: ActivityDependencies) {
@@ -75,6 +81,10 @@ export function createActivities(dependencies: ActivityDependencies) {
       reserveBudget,
       settleReservation: createLedgerSettler(ledgerBatcher),
       reportBreakerOutcome,
+      watchCall: createWatchCall(dependencies.client),
+      ...(dependencies.cancellationWatchAfterMs !== undefined
+        ? { watchAfterMs: dependencies.cancellationWatchAfterMs }
+        : {}),
     }),
     beginCall: createBeginCall({
       resolveRoute,

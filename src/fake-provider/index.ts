@@ -89,6 +89,11 @@ export interface FakeProvider {
   readonly requests: readonly FakeRequestRecord[];
   requestsFor(model: string): FakeRequestRecord[];
   counters(model: string): FakeModelCounters;
+  /**
+   * When the client closed the request numbered `sequence` before its answer was complete (`Date.now()`
+   * milliseconds, this process's clock); undefined while it is open or once it was answered in full.
+   */
+  abandonedAt(sequence: number): number | undefined;
   /** Usage reported on complete answers for `model`: what the provider would bill. */
   billed(model: string): FakeBilledUsage;
   /** Stops the server, destroying open connections (hung requests included). */
@@ -152,6 +157,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     },
     requestsFor: (model) => log.requests.filter((request) => request.model === model),
     counters: (model) => log.counters(model),
+    abandonedAt: (sequence) => log.abandonedAtOf(sequence),
     billed: (model) => log.billed(model),
     close: () => server.close(),
   };

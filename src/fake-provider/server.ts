@@ -139,6 +139,10 @@ export class FakeHttpServer {
       receivedAt: now,
     });
 
+    // A request whose client hangs up before the answer is complete (an aborted call) is noted with the time.
+    response.once('close', () => {
+      if (!response.writableFinished) this.log.abandoned(sequence, Date.now());
+    });
     const requestIdHeader = { [wire.requestIdHeader]: errorContext.requestId };
     const reject = (message: string) => {
       const error = wire.invalidRequestResponse(message, errorContext);

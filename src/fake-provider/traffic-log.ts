@@ -90,6 +90,8 @@ export class TrafficLog {
   readonly requests: FakeRequestRecord[] = [];
   private readonly countersByModel = new Map<string, FakeModelCounters>();
   private readonly billedByModel = new Map<string, FakeBilledUsage>();
+  /** When the client abandoned a request (by sequence) before its answer was complete, `Date.now()` ms. */
+  private readonly abandonedAt = new Map<number, number>();
   /** Bumped by clear(), so requests still in flight from before a reset cannot count after it. */
   private epoch = 0;
 
@@ -111,6 +113,16 @@ export class TrafficLog {
     };
   }
 
+  /** Notes that the client closed request `sequence` before its answer was complete. */
+  abandoned(sequence: number, at: number): void {
+    this.abandonedAt.set(sequence, at);
+  }
+
+  /** When the client closed request `sequence` before its answer was complete; undefined if it never did. */
+  abandonedAtOf(sequence: number): number | undefined {
+    return this.abandonedAt.get(sequence);
+  }
+
   counters(model: string): FakeModelCounters {
     return this.countersByModel.get(model) ?? NO_COUNTS;
   }
@@ -122,6 +134,7 @@ export class TrafficLog {
   clear(): void {
     this.epoch += 1;
     this.requests.length = 0;
+    this.abandonedAt.clear();
     this.countersByModel.clear();
     this.billedByModel.clear();
   }

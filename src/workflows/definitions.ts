@@ -1,5 +1,5 @@
 // Names shared by workflows and clients: task queue, workflow ids, queries. Workflow-safe.
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AttemptRecord } from '../routing/routing-record';
 
 /** Task queue of Switchyard workers. @default 'switchyard' (override with `SWITCHYARD_TASK_QUEUE`) */
@@ -44,3 +44,14 @@ export const attemptsQuery = defineQuery<AttemptRecord[]>('attempts');
 
 /** Memo key holding the routing record of a cancelled call (its close event cannot carry details). */
 export const CANCELLED_RECORD_MEMO = 'switchyardRecord';
+
+/** What an attempt's watch hears: the call was cancelled (stop the request now), or the attempt's watch is over. */
+export interface AttemptWatchAnswer {
+  readonly cancelled: boolean;
+}
+
+/**
+ * Asked by an attempt whose request is out, and answered as soon as the call is cancelled (or the attempt ends):
+ * the attempt then stops its request at once instead of at its next heartbeat.
+ */
+export const attemptWatchUpdate = defineUpdate<AttemptWatchAnswer, []>('switchyardAttemptWatch');

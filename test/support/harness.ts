@@ -20,7 +20,11 @@ export interface Harness {
    */
   withWorker<T>(
     body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
-    options?: { readonly taskQueue?: string },
+    options?: {
+      readonly taskQueue?: string;
+      /** The worker's `cancellationWatchAfterMs`. @default the worker's default */
+      readonly cancellationWatchAfterMs?: number | false;
+    },
   ): Promise<T>;
   close(): Promise<void>;
 }
@@ -39,7 +43,7 @@ export async function startHarness(
     temporal,
     fake,
     config,
-    withWorker: (body, options) => runWithWorker(temporal, config, bundle, body, options?.taskQueue),
+    withWorker: (body, options) => runWithWorker(temporal, config, bundle, body, options),
     close: async () => {
       await fake.close();
       await temporal.close();
@@ -71,8 +75,9 @@ async function runWithWorker<T>(
   config: Config,
   bundle: WorkflowBundlePath,
   body: (switchyard: SwitchyardClient, taskQueue: string) => Promise<T>,
-  taskQueue = uniqueName('switchyard-test'),
+  options: Parameters<Harness['withWorker']>[1] = {},
 ): Promise<T> {
+  const taskQueue = options.taskQueue ?? uniqueName('switchyard-test');
   await terminateBreakers(temporal, config);
   const worker = await createSwitchyardWorker({
     config,
@@ -80,6 +85,9 @@ async function runWithWorker<T>(
     taskQueue,
     workflowBundle: bundle,
     providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
+    ...(options.cancellationWatchAfterMs !== undefined
+      ? { cancellationWatchAfterMs: options.cancellationWatchAfterMs }
+      : {}),
   });
   const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue, config });
   return worker.runUntil(body(switchyard, taskQueue));

@@ -95,21 +95,69 @@ test("a cancelled stream's provider request stops at the next piece's heartbeat,
   expect(harness.fake.counters('gpt-primary').answered).toBe(0);
 });
 
+test('a cancelled call stops its provider request at once, not at the next heartbeat', async () => {
+  // With a 30 s heartbeat timeout the attempt's next beat is 10 s away and the provider answers in 6 s: only the
+  // attempt's watch on its call can stop the request before the answer comes.
+  harness.fake.script('gpt-primary', { kind: 'answer', delayMs: 6_000 });
+  const route = {
+    targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 30_000 }],
+    heartbeatTimeoutMs: 30_000,
+  };
+  const error = await expectRoutedCallError(
+    harness.withWorker(async (switchyard) => {
+      const handle = await switchyard.start({ route, request });
+      await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
+      await delay(1_000);
+      await handle.cancel();
+      return handle.result();
+    }),
+  );
+  expect(error.type).toBe('Cancelled');
+  expect(error.record?.attempts.map((attempt) => attempt.failureClass)).toEqual(['cancelled']);
+  // The request was aborted, so the provider never answered (and billed) it.
+  expect(harness.fake.counters('gpt-primary')).toMatchObject({ failed: 1, answered: 0 });
+});
+
+test('a call cancelled before its attempt watches it still stops the request once the watch begins', async () => {
+  harness.fake.script('gpt-primary', { kind: 'answer', delayMs: 6_000 });
+  const route = {
+    targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 30_000 }],
+    heartbeatTimeoutMs: 30_000,
+  };
+  const error = await expectRoutedCallError(
+    harness.withWorker(
+      async (switchyard) => {
+        const handle = await switchyard.start({ route, request });
+        await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
+        await handle.cancel();
+        return handle.result();
+      },
+      { cancellationWatchAfterMs: 2_000 },
+    ),
+  );
+  expect(error.type).toBe('Cancelled');
+  expect(harness.fake.counters('gpt-primary')).toMatchObject({ failed: 1, answered: 0 });
+});
+
 test('an answer that arrives after the caller cancelled is paid for, and the call ends cancelled', async () => {
-  // The provider answers in 1.5 s; the attempt hears of the cancel only on a heartbeat, and with a 10 s heartbeat
-  // timeout its next one is seconds away: the answer reaches the call after the cancel, before the attempt knew.
+  // The provider answers in 1.5 s; with no watch the attempt hears of the cancel only on a heartbeat, and with a
+  // 10 s heartbeat timeout its next one is seconds away: the answer reaches the call after the cancel, before the
+  // attempt knew.
   harness.fake.script('gpt-primary', { kind: 'answer', delayMs: 1_500 });
   const route = {
     targets: [{ provider: 'openai', model: 'gpt-primary', timeoutMs: 30_000 }],
     heartbeatTimeoutMs: 10_000,
   };
   const error = await expectRoutedCallError(
-    harness.withWorker(async (switchyard) => {
-      const handle = await switchyard.start({ route, request });
-      await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
-      await handle.cancel();
-      return handle.result();
-    }),
+    harness.withWorker(
+      async (switchyard) => {
+        const handle = await switchyard.start({ route, request });
+        await waitFor(() => harness.fake.counters('gpt-primary').requests === 1);
+        await handle.cancel();
+        return handle.result();
+      },
+      { cancellationWatchAfterMs: false },
+    ),
   );
   expect(error.type).toBe('Cancelled');
   const [attempt] = error.record?.attempts ?? [];

@@ -26,6 +26,7 @@ import type {
   TargetToScreen,
 } from './attempt-step';
 import { CallClock } from './call-clock';
+import type { AttemptWatch } from './attempt-watch';
 import { runTargetAttempt, type ProviderAttemptInput } from './provider-attempt';
 import type { RoundSkips, Screening } from './round-skips';
 
@@ -42,8 +43,14 @@ export class LeanStep implements AttemptStep {
   /** The first attempt's admission, made with the route's resolution; used once, by attempt 1 only. */
   private firstAdmission: BreakerAdmission | undefined;
 
-  /** @param firstAdmission the first target's breaker admission, when the route's resolution could make it */
-  constructor(firstAdmission?: BreakerAdmission) {
+  /**
+   * @param firstAdmission the first target's breaker admission, when the route's resolution could make it
+   * @param watch tells an attempt in flight of the call's cancellation as soon as the call hears of it
+   */
+  constructor(
+    firstAdmission: BreakerAdmission | undefined,
+    private readonly watch: AttemptWatch,
+  ) {
     this.firstAdmission = firstAdmission;
   }
 
@@ -97,13 +104,15 @@ export class LeanStep implements AttemptStep {
 
   /** The `attemptTarget` activity: it reserves the bound on the ledger before it sends anything. */
   run(input: ProviderAttemptInput, pass: AttemptPass): Promise<StepOutcome> {
-    return runTargetAttempt({
-      ...input,
-      ...(pass.reservation
-        ? { reservation: { ...pass.reservation, holder: workflowInfo().workflowId } }
-        : {}),
-      ticket: pass.ticket,
-    });
+    return this.watch.during(() =>
+      runTargetAttempt({
+        ...input,
+        ...(pass.reservation
+          ? { reservation: { ...pass.reservation, holder: workflowInfo().workflowId } }
+          : {}),
+        ticket: pass.ticket,
+      }),
+    );
   }
 
   /**

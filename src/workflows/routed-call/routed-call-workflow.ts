@@ -13,6 +13,7 @@ import { RoutedCallFailureType, type RoutedCallResult } from '../../routing/rout
 import { admissionOf, breakerCaller } from '../breaker/breaker-gate';
 import { FirstGenerationStep } from './first-generation-step';
 import { LeanStep } from './lean-step';
+import { AttemptWatch } from './attempt-watch';
 import { cachedCall, cacheTtlMs } from './response-cache-step';
 import { RouteWalk } from './route-walk';
 
@@ -79,11 +80,21 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
   };
   // A call that waited behind the response cache walks without the admission made at its start: a breaker may
   // have opened, or a Retry-After paused the target, while it waited.
+  const watch = new AttemptWatch();
   const walk = (waited = false) =>
-    new RouteWalk(begun.route, input, new LeanStep(waited ? undefined : firstAdmission), observed).run();
+    new RouteWalk(
+      begun.route,
+      input,
+      new LeanStep(waited ? undefined : firstAdmission, watch),
+      observed,
+    ).run();
   // Only a call with the response cache on takes this path: every other call's commands stay as they were.
   const cacheTtl = cacheTtlMs(begun.route, input);
-  return cacheTtl === undefined ? walk() : cachedCall(begun.route, input, cacheTtl, walk);
+  try {
+    return await (cacheTtl === undefined ? walk() : cachedCall(begun.route, input, cacheTtl, walk));
+  } finally {
+    watch.end();
+  }
 }
 
 /**
