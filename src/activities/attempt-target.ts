@@ -19,6 +19,7 @@ import { AttemptHeartbeat, heartbeatIntervalMs, type createProviderCall } from '
 import { WATCH_AFTER_MS, watchWhileSending, type WatchCall } from './attempt-watch';
 import type { LedgerSettler } from './ledger-access';
 import type { ReserveBudgetInput } from './reserve-budget';
+import { RESERVATION_WAIT_MS, reserveWhenRoom } from './reserve-when-room';
 import type { HeartbeatReceipt, RecordHeartbeat } from './sending-mark';
 
 export interface AttemptTargetDependencies {
@@ -116,17 +117,25 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
           () => recordHeartbeat(taskToken, {}),
           heartbeatIntervalMs(context.info.heartbeatTimeoutMs),
         );
-        // A ledger that has not answered by the end of the attempt's own timeout leaves it no time anyway.
+        // A ledger that has not answered by the end of the attempt's own timeout leaves it no time anyway. Room
+        // that other calls' reservations hold is waited for, for at most half the attempt's time.
         const answer = await within(
-          reserveBudget({
-            scope: reservation.scope,
-            request: {
-              reservationId: reservation.reservationId,
-              amountNanoUsd: reservation.amountNanoUsd,
-              holder: reservation.holder,
-              leaseMs: reservation.leaseMs,
+          reserveWhenRoom(
+            () =>
+              reserveBudget({
+                scope: reservation.scope,
+                request: {
+                  reservationId: reservation.reservationId,
+                  amountNanoUsd: reservation.amountNanoUsd,
+                  holder: reservation.holder,
+                  leaseMs: reservation.leaseMs,
+                },
+              }),
+            {
+              waitMs: Math.min(RESERVATION_WAIT_MS, input.timeoutMs / 2),
+              wanted: () => reserving.receipt === undefined,
             },
-          }),
+          ),
           input.timeoutMs,
         )
           .catch(() => undefined)

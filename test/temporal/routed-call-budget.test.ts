@@ -58,6 +58,28 @@ test('10 concurrent calls against a budget for 3.5 calls: exactly 3 reach the pr
   expect(snapshot.spentNanoUsd + snapshot.availableNanoUsd!).toBe(snapshot.limitNanoUsd);
 });
 
+test('a call waits for budget that other calls only hold, instead of being refused while it sits unspent', async () => {
+  // Each answer costs a small part of its bound: three reservations fill the limit while in flight, yet ten
+  // answers cost less than it. A ledger that refuses by what is held turns seven affordable calls away.
+  const budget = uniqueName('team');
+  const usage = { inputTokens: 5, outputTokens: 8 };
+  const cost = costOfUsage(prices, { ...usage, cachedInputTokens: 0 });
+  expect(10 * cost + bound).toBeLessThanOrEqual(3.5 * bound);
+  harness.fake.scriptAlways('gpt-primary', { kind: 'answer', text: 'ok', usage, delayMs: 300 });
+  const { result, snapshot } = await harness.withWorker(async (switchyard) => {
+    await switchyard.ledgers.setLimit(budget, { limitUsd: nanoToUsd(bound * 3.5) });
+    const calls = Array.from({ length: 10 }, () =>
+      switchyard.generate({ route: oneTarget, request, budget }),
+    );
+    const result = await settled(calls);
+    return { result, snapshot: await settledLedger(switchyard.ledgers, budget) };
+  });
+  expect(result).toEqual({ served: 10, refused: 0, others: [] });
+  expect(harness.fake.counters('gpt-primary').requests).toBe(10);
+  expect(snapshot.spentNanoUsd).toBe(10 * cost);
+  expect(snapshot.openReservations).toHaveLength(0);
+});
+
 test('100 concurrent callers: no over-grant and no error other than BudgetExceeded', async () => {
   const budget = uniqueName('team');
   harness.fake.scriptAlways('gpt-primary', { kind: 'answer', text: 'ok', usage: usageAtBound });
