@@ -34,11 +34,17 @@ import {
 } from '../test/support/replay-fixtures';
 import { fakeProviders, TEST_API_KEYS } from '../test/support/test-config';
 import {
+  cancelWatch,
   lateAnswerAfterCancel,
   LATE_MODEL,
   LOST_HEARTBEAT_TIMEOUT_MS,
   stallFirstLostAttempt,
   STALLED_MODEL,
+  WATCH_ANSWER_MODEL,
+  WATCH_CANCEL_MODEL,
+  WATCH_HEARTBEAT_TIMEOUT_MS,
+  WATCH_TARGET_TIMEOUT_MS,
+  watchThenAnswer,
   workerLost,
 } from './record-histories-lost-and-cancelled';
 import { runIdOf, type Recorded, type ScenarioContext } from './record-histories-scenario';
@@ -70,6 +76,8 @@ function recorderConfig(fake: FakeProvider): Config {
         'conversation-text-only',
         STALLED_MODEL,
         LATE_MODEL,
+        WATCH_CANCEL_MODEL,
+        WATCH_ANSWER_MODEL,
       ],
       anthropic: [
         'failover-secondary',
@@ -104,6 +112,11 @@ function recorderConfig(fake: FakeProvider): Config {
       },
       // A heartbeat every 3.3 s: the answer (1.5 s) reaches the call before the cancellation reaches the attempt.
       late: { targets: [target('openai', LATE_MODEL)], heartbeatTimeoutMs: 10_000 },
+      'watch-cancel': {
+        targets: [{ ...target('openai', WATCH_CANCEL_MODEL), timeoutMs: WATCH_TARGET_TIMEOUT_MS }],
+        heartbeatTimeoutMs: WATCH_HEARTBEAT_TIMEOUT_MS,
+      },
+      'watch-answer': { targets: [target('openai', WATCH_ANSWER_MODEL)] },
     },
     defaultRoute: 'failover',
     budgets: {
@@ -446,6 +459,8 @@ const SCENARIOS = {
   conversation,
   workerLost,
   lateAnswerAfterCancel,
+  cancelWatch,
+  watchThenAnswer,
 };
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
