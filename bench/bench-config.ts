@@ -77,6 +77,11 @@ const PRICES = { inputUsdPerMillion: 0.15, cachedInputUsdPerMillion: 0.075, outp
 const MODELS = Object.fromEntries(Object.values(BENCH_MODELS).map((model) => [model, PRICES]));
 
 export function benchConfig(urls: FakeBaseUrls): Config {
+  return parseConfig(benchConfigFile(urls));
+}
+
+/** The config as its file says it (for a process that reads `--config`); {@link benchConfig} parses it. */
+export function benchConfigFile(urls: FakeBaseUrls) {
   const provider = (mode: LatencyMode) => ({
     kind: 'openai' as const,
     apiKeyEnv: 'BENCH_FAKE_KEY',
@@ -91,7 +96,7 @@ export function benchConfig(urls: FakeBaseUrls): Config {
   const healthyRoute = (mode: LatencyMode) => ({
     targets: [target(mode, BENCH_MODELS.healthy), target(mode, BENCH_MODELS.fallback)],
   });
-  return parseConfig({
+  return {
     providers: { [MODE_PROVIDER['0ms']]: provider('0ms'), [MODE_PROVIDER['50ms']]: provider('50ms') },
     routes: {
       [MODE_ROUTE['0ms']]: healthyRoute('0ms'),
@@ -112,5 +117,5 @@ export function benchConfig(urls: FakeBaseUrls): Config {
       },
     },
     budgets: { [ROUTED_BUDGET_SCOPE]: { limitUsd: 1_000_000 } },
-  });
+  };
 }

@@ -10,7 +10,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { KeyStore, startGateway, SwitchyardClient, type Config } from 'switchyard';
 import { startDevServer, startFakeProvider } from 'switchyard/testing';
 import { createProviderRegistry, createSwitchyardWorker } from 'switchyard/worker';
-import { BENCH_KEYS, BENCH_MODELS, benchConfig, MODE_ROUTE } from './bench-config';
+import { BENCH_KEYS, BENCH_MODELS, benchConfig, benchConfigFile, MODE_ROUTE } from './bench-config';
+import { measureGatewayMemory, writeConfigFile } from './gateway-memory';
 import {
   GATEWAY_SURFACES,
   gatewayPaths,
@@ -47,6 +48,9 @@ export const GATEWAY_BENCH_SIZES = {
   full: { warmupCalls: 10, samples: 60, concurrency: 20, durationMs: 30_000 },
   quick: { warmupCalls: 3, samples: 15, concurrency: 20, durationMs: 8_000 },
 } as const satisfies Record<string, GatewayBenchSizes>;
+
+/** Streams in flight at once while the gateway process's memory is read (the issue's 50). */
+const GATEWAY_MEMORY_CONCURRENCY = 50;
 
 /** One surface's figures beside the floors: the same call JSON and streamed, and its time to first token. */
 export interface SurfaceFigures {
@@ -216,29 +220,45 @@ async function main(): Promise<void> {
     providers: createProviderRegistry(config, { ...BENCH_KEYS }),
   });
   const switchyard = new SwitchyardClient({ client: new Client({ connection }), taskQueue, config });
+  const setup = {
+    switchyard,
+    config,
+    route: MODE_ROUTE['50ms'],
+    direct: { baseURL: fake.openaiBaseURL, apiKey: BENCH_KEYS.BENCH_FAKE_KEY, model: BENCH_MODELS.healthy },
+  };
+  const configFile = writeConfigFile(
+    benchConfigFile({ '0ms': fake.openaiBaseURL, '50ms': fake.openaiBaseURL }),
+  );
   try {
-    const results = await worker.runUntil(
-      measureGateway(
-        {
-          switchyard,
-          config,
-          route: MODE_ROUTE['50ms'],
-          direct: {
-            baseURL: fake.openaiBaseURL,
-            apiKey: BENCH_KEYS.BENCH_FAKE_KEY,
-            model: BENCH_MODELS.healthy,
-          },
-        },
-        sizes,
-        log,
-      ),
+    const [results, memory] = await worker.runUntil(
+      (async () => {
+        const measured = await measureGateway(setup, sizes, log);
+        log(
+          `gateway process: ${GATEWAY_MEMORY_CONCURRENCY} concurrent chat streams for ${sizes.durationMs / 1000} s`,
+        );
+        const gatewayMemory = await measureGatewayMemory({
+          configFile: configFile.file,
+          temporalAddress: server.address,
+          taskQueue,
+          paths: setup,
+          concurrency: GATEWAY_MEMORY_CONCURRENCY,
+          durationMs: sizes.durationMs,
+        });
+        return [measured, gatewayMemory] as const;
+      })(),
     );
     const outFile = path.join(__dirname, 'results', values.quick ? 'gateway-quick.tmp.json' : 'gateway.json');
     mkdirSync(path.dirname(outFile), { recursive: true });
-    writeFileSync(outFile, `${JSON.stringify({ sizes, results }, null, 2)}\n`);
+    writeFileSync(outFile, `${JSON.stringify({ sizes, results, gatewayProcess: memory }, null, 2)}\n`);
     process.stdout.write(`${renderGatewayTable(results)}\n`);
+    process.stdout.write(
+      `\n\`switchyard serve\` in its own process, ${memory.concurrency} concurrent chat streams: RSS ${memory.idleRssMb} MB ` +
+        `after one call, peak ${memory.peakRssMb} MB; ${memory.callsPerS} calls/s (${memory.calls} calls, ` +
+        `${memory.errors} errors), first token p50 ${memory.timeToFirstToken.p50} ms\n`,
+    );
     log(`wrote ${path.relative(process.cwd(), outFile)}`);
   } finally {
+    configFile.remove();
     await connection.close();
     await nativeConnection.close();
     await fake.close();

@@ -43,6 +43,8 @@ export { startDevServer, ensureTemporalCli } from './engine';
 export type { DevServer, DevServerOptions } from './engine';
 export { startLocalCluster } from './engine/temporal-cluster';
 export type { LocalCluster, LocalClusterOptions, TemporalServiceName } from './engine/temporal-cluster';
+export { startGatewayProcess } from './engine/gateway-process';
+export type { GatewayProcess, GatewayProcessOptions } from './engine/gateway-process';
 
 // Pieces of the worker on their own.
 export { resolveRoute } from './config/resolve-route';
