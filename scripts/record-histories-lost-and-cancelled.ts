@@ -86,16 +86,22 @@ export async function lateAnswerAfterCancel({
   client,
   fake,
 }: ScenarioContext): Promise<Recorded[]> {
-  fake.script(LATE_MODEL, { ...answer, delayMs: 1_500 });
+  // The answer comes 220 ms after the request, before the attempt's watch on its call begins (250 ms) and long
+  // before its next heartbeat (10 s timeout): the cancel, sent as soon as the request arrives, is on record
+  // while the attempt has not heard of it.
+  fake.script(LATE_MODEL, { ...answer, delayMs: 220 });
   const handle = await switchyard.start({ route: 'late', request });
-  while (fake.counters(LATE_MODEL).requests === 0) await delay(50);
+  while (fake.counters(LATE_MODEL).requests === 0) await delay(5);
   await handle.cancel();
   const failure = await handle.result().then(
     () => undefined,
     (error: unknown) => error as { type?: string },
   );
-  if (failure?.type !== 'Cancelled')
-    throw new Error(`late-answer scenario went another way: ${String(failure?.type)}`);
+  if (failure?.type !== 'Cancelled' || fake.counters(LATE_MODEL).answered !== 1)
+    throw new Error(
+      `late-answer scenario went another way: ${String(failure?.type)}, ` +
+        `${fake.counters(LATE_MODEL).answered} answered`,
+    );
   return [
     {
       name: 'routed-call-v2-late-answer-after-cancel',
