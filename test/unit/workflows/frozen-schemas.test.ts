@@ -16,6 +16,10 @@ import {
   ReserveBatchSchema,
   SettlementSchema,
 } from '../../../src/workflows/ledger/ledger-definitions';
+import {
+  DeleteRouteInputSchema,
+  SetRouteInputSchema,
+} from '../../../src/workflows/route-registry/definitions';
 import { VALID_INLINE_CALL, VALID_NAMED_CALL } from '../fuzz/valid-inputs';
 
 /**
@@ -88,6 +92,13 @@ const cases: [string, z.ZodType, unknown, unknown][] = [
     { outcome: 'maybe' },
   ],
   ['breaker reset', BreakerResetInputSchema, { by: 'operator' }, { by: 5 }],
+  [
+    'set route',
+    SetRouteInputSchema,
+    { name: 'support', spec: { targets: [{ provider: 'openai', model: 'gpt-4o-mini' }] }, by: 'ops' },
+    { name: 'not a name!', spec: [], by: '' },
+  ],
+  ['delete route', DeleteRouteInputSchema, { name: 'support', expectedVersion: 2 }, { expectedVersion: -1 }],
 ];
 
 const SHARED_MODULES = path.resolve(__dirname, '../../../src/workflows/shared-modules.ts');
@@ -119,6 +130,8 @@ test('the shared modules load the modules of every schema workflow code parses',
       'config/schedule.ts',
       'workflows/breaker/definitions.ts',
       'workflows/ledger/ledger-definitions.ts',
+      'workflows/route-registry/definitions.ts',
+      'config/runtime-routes.ts',
     ]),
   );
 });
