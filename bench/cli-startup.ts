@@ -61,7 +61,7 @@ function log(text: string): void {
 }
 
 /** Newest modification time under `directory`, for the `.ts` files in it. */
-function newestSource(directory: string): number {
+export function newestSource(directory: string): number {
   let newest = 0;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const full = path.join(directory, entry.name);

@@ -1,14 +1,18 @@
 // One bench environment: dev server, the two fake endpoints, the worker process, and the orchestrator's client.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Breakers, Ledgers } from 'switchyard';
 import { startDevServer, startFakeProvider, type DevServer, type FakeProvider } from 'switchyard/testing';
 import { entityTaskQueue } from 'switchyard/worker';
 import type { BundlePaths } from './bundles';
+import { newestSource } from './cli-startup';
 import { LATENCY_MODES, MODE_LATENCY_MS, type LatencyMode } from './bench-config';
 import { queuePollRates } from './queue-limits';
 import type { WorkerSettings } from './protocol';
-import { WorkerLink } from './worker-link';
+import { COMPILED_WORKER_ENTRY, WorkerLink } from './worker-link';
 
 /** What a run varies: the server's dynamic config and the worker's settings. */
 export interface BenchSetup {
@@ -48,6 +52,22 @@ export interface BenchEnvironment {
  */
 export const SERVER_DEFAULT_QUEUE_CONFIG: Readonly<Record<string, unknown>> = queuePollRates();
 
+/**
+ * The plain worker runs compiled, as a deployed worker does (tsx adds about 25-30 MB to its RSS); this builds it
+ * when dist/ is missing or older than src/ or bench/. BENCH_WORKER_LAUNCH=tsx runs it through tsx instead.
+ */
+function ensureCompiledWorker(): void {
+  const root = path.join(__dirname, '..');
+  const builtAt = existsSync(COMPILED_WORKER_ENTRY) ? statSync(COMPILED_WORKER_ENTRY).mtimeMs : 0;
+  if (builtAt >= Math.max(newestSource(path.join(root, 'src')), newestSource(__dirname))) return;
+  process.stderr.write('[bench] compiling the plain worker (npm run build, bench/tsconfig.worker.json)\n');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  const tsc = require.resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', path.join(__dirname, 'tsconfig.worker.json')], {
+    stdio: 'inherit',
+  });
+}
+
 export async function startEnvironment(
   setup: BenchSetup,
   bundles: BundlePaths,
@@ -75,9 +95,11 @@ export async function startEnvironment(
       settings: setup.worker,
       bundles,
     };
+    const compiled = process.env.BENCH_WORKER_LAUNCH !== 'tsx';
+    if (compiled) ensureCompiledWorker();
     const [link, loadWorker] = await Promise.all([
       WorkerLink.start({ ...common, taskQueue, role: 'driver' }),
-      WorkerLink.start({ ...common, taskQueue: loadTaskQueue, role: 'worker' }),
+      WorkerLink.start({ ...common, taskQueue: loadTaskQueue, role: 'worker', compiled }),
     ]);
     stack.push(
       () => link.stop(),

@@ -33,6 +33,8 @@ export interface WorkerSettings {
   readonly eagerStart: boolean;
   /** Options given to the routed-call worker and the bare worker (cache size, pollers, slots). */
   readonly workerOptions: Readonly<Record<string, number | boolean>>;
+  /** Options given to the entity worker (breakers and ledgers) of the plain worker. @default none */
+  readonly entityWorkerOptions?: Readonly<Record<string, number | boolean>>;
 }
 
 export type Command =
@@ -57,7 +59,11 @@ export type Command =
       readonly maxDurationMs: number;
     }
   | { readonly kind: 'activityTimings'; readonly reset: boolean }
-  | { readonly kind: 'memory' }
+  | {
+      readonly kind: 'memory';
+      /** Also each workflow thread's heap, through the inspector (forces a full collection in each). */
+      readonly threadHeaps?: boolean;
+    }
   | { readonly kind: 'stop' };
 
 export interface SequentialResult {
@@ -93,9 +99,23 @@ export interface LedgerResult {
 /** Per activity type: execution durations in milliseconds, local and remote activities alike. */
 export type ActivityTimings = Record<string, number[]>;
 
+/** A worker thread's V8 heap; `liveBytes` is what a forced full collection leaves. */
+export interface ThreadHeap {
+  readonly totalBytes: number;
+  readonly usedBytes: number;
+  readonly liveBytes: number;
+}
+
+/** The worker process's `process.memoryUsage()`: its main thread's V8 heap, not its workflow threads'. */
 export interface MemoryResult {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
+  readonly heapTotalBytes: number;
+  /** Memory of C++ objects bound to the main thread's JavaScript objects, `arrayBuffersBytes` included. */
+  readonly externalBytes: number;
+  readonly arrayBuffersBytes: number;
+  /** When asked for: each worker thread's heap (the SDK's workflow threads, one per SDK `Worker`, in order). */
+  readonly threadHeaps?: readonly ThreadHeap[];
 }
 
 export type Reply =

@@ -27,7 +27,18 @@ export interface WorkerLinkOptions {
   readonly bundles: { readonly switchyard: string; readonly bare: string };
   /** How long the worker may take to bundle and start polling, in milliseconds. @default 120000 */
   readonly startupTimeoutMs?: number;
+  /**
+   * Run {@link COMPILED_WORKER_ENTRY} (the package compiled, as deployed) instead of worker-process.ts through tsx.
+   * @default false
+   */
+  readonly compiled?: boolean;
 }
+
+/**
+ * The worker process compiled by bench/tsconfig.worker.json: it loads the package from dist/src through
+ * package.json "exports" (tsx maps `switchyard/*` to src/ with tsconfig.json "paths"), and no tsx.
+ */
+export const COMPILED_WORKER_ENTRY = path.join(__dirname, '..', 'dist', 'bench', 'worker-process.js');
 
 /** Resident set size of a process from /proc (Linux), in bytes; `undefined` elsewhere. */
 export function procRssBytes(pid: number): number | undefined {
@@ -62,7 +73,10 @@ export class WorkerLink {
   }
 
   static async start(options: WorkerLinkOptions): Promise<WorkerLink> {
-    const child = fork(path.join(__dirname, 'launch.cjs'), [path.join(__dirname, 'worker-process.ts')], {
+    const [entry, args] = options.compiled
+      ? [COMPILED_WORKER_ENTRY, []]
+      : [path.join(__dirname, 'launch.cjs'), [path.join(__dirname, 'worker-process.ts')]];
+    const child = fork(entry, args, {
       // BENCH_WORKER_NODE_FLAGS adds Node flags to the worker process, e.g. `--cpu-prof` to profile it.
       execArgv: process.env.BENCH_WORKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [],
       env: {

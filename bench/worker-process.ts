@@ -1,6 +1,8 @@
 // The bench's worker processes, driven over Node IPC by bench/run.ts. Role `driver`: a Switchyard worker, the
 // bare worker and the load driver, all on one connection (so eager start can work). Role `worker`: a plain
 // Switchyard worker, nothing else, whose memory is the worker's own. Started through bench/launch.cjs.
+import inspector from 'node:inspector';
+import { promisify } from 'node:util';
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import {
   DefaultLogger,
@@ -30,8 +32,10 @@ import {
   type ActivityTimings,
   type CallSpec,
   type Command,
+  type MemoryResult,
   type Reply,
   type Request,
+  type ThreadHeap,
   type WorkerRole,
   type WorkerSettings,
 } from './protocol';
@@ -62,9 +66,52 @@ interface Role {
   run(command: Command): Promise<unknown>;
 }
 
-function memory(): { rssBytes: number; heapUsedBytes: number } {
+/** The V8 heap of each worker thread (the SDK's workflow threads), asked through the inspector, in thread order. */
+async function threadHeaps(): Promise<ThreadHeap[]> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = promisify(session.post.bind(session)) as (method: string, params?: object) => Promise<unknown>;
+  const attached: { sessionId: string; threadId: number }[] = [];
+  const answers = new Map<string, (message: { result: { usedSize: number; totalSize: number } }) => void>();
+  session.on('NodeWorker.attachedToWorker', ({ params }) =>
+    attached.push({ sessionId: params.sessionId, threadId: Number(params.workerInfo.workerId) }),
+  );
+  session.on('NodeWorker.receivedMessageFromWorker', ({ params }) =>
+    answers.get(params.sessionId)?.(JSON.parse(params.message)),
+  );
+  const ask = async (sessionId: string, method: string) => {
+    const answer = new Promise<{ result: { usedSize: number; totalSize: number } }>((resolve) =>
+      answers.set(sessionId, resolve),
+    );
+    await post('NodeWorker.sendMessageToWorker', { sessionId, message: JSON.stringify({ id: 1, method }) });
+    return (await answer).result;
+  };
+  try {
+    await post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    attached.sort((a, b) => a.threadId - b.threadId);
+    const heaps: ThreadHeap[] = [];
+    for (const { sessionId } of attached) {
+      const before = await ask(sessionId, 'Runtime.getHeapUsage');
+      await ask(sessionId, 'HeapProfiler.collectGarbage');
+      const after = await ask(sessionId, 'Runtime.getHeapUsage');
+      heaps.push({ totalBytes: before.totalSize, usedBytes: before.usedSize, liveBytes: after.usedSize });
+    }
+    return heaps;
+  } finally {
+    session.disconnect();
+  }
+}
+
+async function memory(withThreadHeaps = false): Promise<MemoryResult> {
   const usage = process.memoryUsage();
-  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed };
+  return {
+    rssBytes: usage.rss,
+    heapUsedBytes: usage.heapUsed,
+    heapTotalBytes: usage.heapTotal,
+    externalBytes: usage.external,
+    arrayBuffersBytes: usage.arrayBuffers,
+    ...(withThreadHeaps ? { threadHeaps: await threadHeaps() } : {}),
+  };
 }
 
 async function plainWorker(context: Context): Promise<Role> {
@@ -75,11 +122,14 @@ async function plainWorker(context: Context): Promise<Role> {
     providers: context.providers,
     workflowBundle: { codePath: context.bundles.switchyard },
     workerOptions: context.settings.workerOptions,
+    ...(context.settings.entityWorkerOptions
+      ? { entityWorkerOptions: context.settings.entityWorkerOptions }
+      : {}),
   });
   return {
     workers: [worker],
     run: async (command) => {
-      if (command.kind === 'memory') return memory();
+      if (command.kind === 'memory') return memory(command.threadHeaps);
       if (command.kind === 'stop') return undefined;
       throw new Error(`a plain worker process does not run "${command.kind}"`);
     },
@@ -199,7 +249,7 @@ async function driver(context: Context): Promise<Role> {
           return current;
         }
         case 'memory':
-          return memory();
+          return memory(command.threadHeaps);
         case 'stop':
           return undefined;
       }
