@@ -62,8 +62,20 @@ const QUEUE_POLL_RATE_CONFIG: Readonly<Record<string, unknown>> = {
 /**
  * Dynamic config the engine always applies: lets updates and eager start work as the design expects, hands an
  * attempt's activity back in the workflow-task response (eager activity dispatch: about 40 ms less per call on
- * a busy 2-core machine), and lifts the queue processors' poll rate limits (see {@link QUEUE_POLL_RATE_CONFIG}).
+ * a busy 2-core machine), lifts the queue processors' poll rate limits (see {@link QUEUE_POLL_RATE_CONFIG}) and
+ * keeps short timers on time (see {@link TIMER_TIME_SHIFT_CONFIG}).
  */
+/**
+ * How far ahead the history service's timer queue reads (the server's default is 1 s). A timer set closer to now
+ * than that is moved to its edge: an attempt's heartbeat timeout, re-armed from a heartbeat recorded milliseconds
+ * after the attempt started (its sending mark), fired up to a second late, so a worker killed early in an attempt
+ * was noticed up to 3 s after the kill with a 2 s heartbeat timeout (measured on the dev server with a plain
+ * heartbeating activity too). 100 ms keeps such timers within about 100 ms of their time.
+ */
+const TIMER_TIME_SHIFT_CONFIG: Readonly<Record<string, unknown>> = {
+  'history.timerProcessorMaxTimeShift': '100ms',
+};
+
 export const DEFAULT_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'frontend.enableUpdateWorkflowExecution': true,
   'frontend.enableExecuteMultiOperation': true,
@@ -71,6 +83,7 @@ export const DEFAULT_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
   'frontend.workerVersioningWorkflowAPIs': true,
   ...QUEUE_POLL_RATE_CONFIG,
+  ...TIMER_TIME_SHIFT_CONFIG,
 };
 
 const SEARCH_ATTRIBUTE_TYPE_NAMES: Record<string, string> = {
