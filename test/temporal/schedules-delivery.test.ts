@@ -12,6 +12,7 @@ import {
 import { eventually, nextSecondAfter } from '../support/eventually';
 import { startHarness, type Harness } from '../support/harness';
 import { uniqueName } from '../support/temporal';
+import { TRIGGERED_ONLY } from '../support/schedule-interval';
 
 const request = {
   messages: [{ role: 'user' as const, content: 'Summarise the night' }],
@@ -102,7 +103,7 @@ test('a webhook receiver on loopback gets each result once, and the directory ge
     await withScheduleId(schedules, async (id) => {
       await schedules.create({
         id,
-        every: '1h',
+        every: TRIGGERED_ONLY,
         call: { route: 'support', request },
         deliver: { webhookUrl, directory },
       });
@@ -156,7 +157,7 @@ test('a failed call is delivered as {error, record}, and the run fails with the 
     await withScheduleId(schedules, async (id) => {
       await schedules.create({
         id,
-        every: '1h',
+        every: TRIGGERED_ONLY,
         // No target fits a millionth of a cent: the call fails BudgetExceeded without calling anything.
         call: { route: 'support', request, maxCostUsd: 0.00000001, patienceMs: 0 },
         deliver: { directory },
@@ -192,7 +193,7 @@ test('a webhook that refuses (4xx) is not retried, and the result is kept', asyn
     await withScheduleId(schedules, async (id) => {
       await schedules.create({
         id,
-        every: '1h',
+        every: TRIGGERED_ONLY,
         call: { route: 'support', request },
         deliver: { webhookUrl },
       });

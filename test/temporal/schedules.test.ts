@@ -9,6 +9,7 @@ import { eventually, nextSecondAfter } from '../support/eventually';
 import { startHarness, type Harness } from '../support/harness';
 import { uniqueName } from '../support/temporal';
 import { settledLedger } from '../support/settled-ledger';
+import { TRIGGERED_ONLY } from '../support/schedule-interval';
 
 const request = {
   messages: [{ role: 'user' as const, content: 'Write the daily digest' }],
@@ -146,7 +147,7 @@ test('overlap skip: a run that comes due while one still runs is skipped, not pi
   await harness.withWorker(async (switchyard) => {
     const { schedules } = switchyard;
     await withScheduleId(schedules, async (id) => {
-      await schedules.create({ id, every: '1h', call: { route: 'support', request } });
+      await schedules.create({ id, every: TRIGGERED_ONLY, call: { route: 'support', request } });
       await schedules.trigger(id);
       await eventually(
         'the first run waiting on its hung attempt',
@@ -175,7 +176,12 @@ test('overlap buffer_one: a run that comes due while one still runs starts when 
   await harness.withWorker(async (switchyard) => {
     const { schedules } = switchyard;
     await withScheduleId(schedules, async (id) => {
-      await schedules.create({ id, every: '1h', overlap: 'buffer_one', call: { route: 'support', request } });
+      await schedules.create({
+        id,
+        every: TRIGGERED_ONLY,
+        overlap: 'buffer_one',
+        call: { route: 'support', request },
+      });
       await schedules.trigger(id);
       await eventually(
         'the first run waiting on its hung attempt',
@@ -302,7 +308,7 @@ test('a scheduled generation during a full outage waits it out and succeeds once
   await harness.withWorker(async (switchyard) => {
     const { schedules } = switchyard;
     await withScheduleId(schedules, async (id) => {
-      await schedules.create({ id, every: '1h', call: { route, request } });
+      await schedules.create({ id, every: TRIGGERED_ONLY, call: { route, request } });
       await schedules.trigger(id);
       // Both targets fail once and both breakers open; nothing more is sent while they are open.
       await eventually(
