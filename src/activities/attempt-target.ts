@@ -14,6 +14,7 @@ import type {
   TargetAttemptResult,
 } from './attempt-types';
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
+import type { HandOffAnswer } from './answer-handoff';
 import { awaitCancellation, EXPIRED, ReservingHeartbeat, within } from './attempt-liveness';
 import { AttemptHeartbeat, heartbeatIntervalMs, type createProviderCall } from './call-provider';
 import { WATCH_AFTER_MS, watchWhileSending, type WatchCall } from './attempt-watch';
@@ -31,6 +32,8 @@ export interface AttemptTargetDependencies {
   readonly reportBreakerOutcome: (input: ReportBreakerOutcomeInput) => Promise<ReportBreakerOutcomeResult>;
   /** Hears the call's cancellation from the call itself while the request is out (see attempt-watch.ts). */
   readonly watchCall: WatchCall;
+  /** Hands a whole answer to a gateway's relay ahead of the call's record (see answer-handoff.ts). */
+  readonly handOffAnswer: HandOffAnswer;
   /** How long the request is out before the attempt watches its call, in milliseconds; false: never. @default 250 */
   readonly watchAfterMs?: number | false;
 }
@@ -58,8 +61,15 @@ function lostBeforeSending(
 }
 
 export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
-  const { callTarget, recordHeartbeat, reserveBudget, settleReservation, reportBreakerOutcome, watchCall } =
-    dependencies;
+  const {
+    callTarget,
+    recordHeartbeat,
+    reserveBudget,
+    settleReservation,
+    reportBreakerOutcome,
+    watchCall,
+    handOffAnswer,
+  } = dependencies;
   const watchAfterMs = dependencies.watchAfterMs ?? WATCH_AFTER_MS;
 
   return async function attemptTarget(input: TargetAttemptInput): Promise<TargetAttemptResult> {
@@ -232,7 +242,27 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
           costNanoUsd: costOfUsage(input.target.prices, success.result.usage),
           costKnown: true,
         };
-        return { ...success, ...(await close(charge, BreakerOutcome.success)) };
+        // The gateway's caller gets the answer now, while the ledger and the breaker hear of it, and the call's
+        // record follows. The handoff records the answer in the attempt's heartbeat first.
+        const handing =
+          input.handoff && input.relay?.answer
+            ? handOffAnswer(
+                {
+                  relay: input.relay,
+                  handoff: input.handoff,
+                  attemptId: context.info.activityId,
+                  target: input.target,
+                  success,
+                  costNanoUsd: charge.costNanoUsd,
+                },
+                (answered) => {
+                  heartbeat.answered(answered);
+                  return recordHeartbeat(taskToken, heartbeat.current);
+                },
+              )
+            : undefined;
+        const [closed] = await Promise.all([close(charge, BreakerOutcome.success), handing]);
+        return { ...success, ...closed };
       } catch (error) {
         if (!(error instanceof ApplicationFailure)) throw error;
         const details = error.details?.[0] as AttemptFailureDetails;

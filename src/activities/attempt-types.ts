@@ -53,6 +53,24 @@ export interface AttemptHeartbeatDetails {
   readonly sending?: true;
   /** Output already reached the gateway's caller (see {@link AttemptFailureDetails.outputDelivered}). */
   readonly outputDelivered?: true;
+  /**
+   * The attempt's whole answer, recorded before it went to the gateway's caller ahead of the call's record: a
+   * call whose attempt is lost after this ends with this answer, as its caller already has it.
+   */
+  readonly answered?: AttemptSuccess;
+}
+
+/**
+ * What an attempt needs to hand its answer to a gateway ahead of the call's record (a relay with `answer`): the
+ * record's figures that do not depend on this attempt.
+ */
+export interface AnswerHandoff {
+  /** The route's name, as the record holds it. */
+  readonly route: string;
+  /** Requests this call made before this attempt: the record's `fallbacks` when this attempt answers. */
+  readonly requestsBefore: number;
+  /** What the call's earlier attempts cost, in nano-USD. */
+  readonly costBeforeNanoUsd: number;
 }
 
 /** What an attempt's worker settles on its own, so that a healthy call costs its workflow no further step. */
@@ -97,6 +115,8 @@ export interface TargetAttemptInput extends AttemptInput {
   /** Absent when the call names no budget scope. */
   readonly reservation?: AttemptReservation;
   readonly breaker: AttemptBreakerTicket;
+  /** Hand the answer to the relay before the call's record (a relay with `answer`). @default not handed */
+  readonly handoff?: AnswerHandoff;
 }
 
 /** An attempt that sent nothing: its reservation was refused, or came too late to leave the provider any time. */

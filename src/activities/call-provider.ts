@@ -84,6 +84,15 @@ export class AttemptHeartbeat {
     this.beat();
   }
 
+  /**
+   * From now on every beat carries the whole answer (see {@link AttemptHeartbeatDetails.answered}), so none that
+   * follows the acknowledged one says less; one goes out at once through the worker's own path too.
+   */
+  answered(success: AttemptSuccess): void {
+    this.details = { ...this.details, answered: success };
+    this.beat();
+  }
+
   stop(): void {
     clearInterval(this.timer);
   }

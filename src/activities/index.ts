@@ -6,6 +6,7 @@ import { createBreakerAccess } from './breaker-access';
 import { createAttemptTarget } from './attempt-target';
 import { createRecordHeartbeat } from './sending-mark';
 import { createWatchCall } from './attempt-watch';
+import { createAnswerHandoff } from './answer-handoff';
 import { createBeginCall } from './begin-call';
 import { createCallProvider, createProviderCall } from './call-provider';
 import { createLedgerSettler } from './ledger-access';
@@ -82,6 +83,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       settleReservation: createLedgerSettler(ledgerBatcher),
       reportBreakerOutcome,
       watchCall: createWatchCall(dependencies.client),
+      handOffAnswer: createAnswerHandoff(relayPolicy),
       ...(dependencies.cancellationWatchAfterMs !== undefined
         ? { watchAfterMs: dependencies.cancellationWatchAfterMs }
         : {}),

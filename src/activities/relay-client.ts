@@ -1,5 +1,5 @@
 // Pushes a streamed attempt's output to the gateway's relay as it arrives, in order, one push at a time. Worker side.
-import { RelayReply, type RelayBatch, type RelayTarget } from '../config/relay';
+import { RelayReply, type RelayBatch, type RelayPush, type RelayTarget } from '../config/relay';
 import type { OutputDelta } from '../providers/types';
 import { takePush } from './relay-batches';
 import { RELAY_ORIGINS_VARIABLE, relayOriginAllowed } from './relay-origins';
@@ -87,30 +87,20 @@ export class RelayPusher {
     const batch: RelayBatch = { ...this.identity, sequence: this.sequence, deltas };
     this.sequence += 1;
     try {
-      const response = await fetch(this.relay.url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.relay.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(batch),
-        signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
-        // The relay is the gateway's own endpoint: a redirect would carry the token and the answer elsewhere.
-        redirect: 'error',
-      });
-      await response.body?.cancel();
-      if (response.status === RelayReply.accepted) return this.markDelivered();
-      if (response.status === RelayReply.superseded) {
+      const status = await postToRelay(this.relay, batch);
+      if (status === RelayReply.accepted) return this.markDelivered();
+      if (status === RelayReply.superseded) {
         this.superseded = true;
         this.stop('superseded');
         this.events.onSuperseded?.();
         return;
       }
-      if (response.status === RelayReply.cancelled) {
+      if (status === RelayReply.cancelled) {
         this.stop('the caller left');
         this.events.onCancelled?.();
         return;
       }
-      this.stop(
-        response.status === RelayReply.gone ? 'the request is over' : `relay answered ${response.status}`,
-      );
+      this.stop(status === RelayReply.gone ? 'the request is over' : `relay answered ${status}`);
     } catch (error) {
       if (isRedirect(error)) {
         // Answered with a redirect, which is not followed: nothing reached the caller.
@@ -134,6 +124,20 @@ export class RelayPusher {
     this.stopped = true;
     if (reason !== 'superseded') this.events.onStopped?.(reason);
   }
+}
+
+/** Sends one push to `relay` and answers the HTTP status it got; throws when no answer came. */
+export async function postToRelay(relay: RelayTarget, push: RelayPush): Promise<number> {
+  const response = await fetch(relay.url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${relay.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(push),
+    signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+    // The relay is the gateway's own endpoint: a redirect would carry the token and the answer elsewhere.
+    redirect: 'error',
+  });
+  await response.body?.cancel();
+  return response.status;
 }
 
 function errorCode(error: unknown): string {

@@ -1,6 +1,6 @@
 // Where a streamed call's attempts push their output, and the wire format of a push. Workflow-safe (zod only).
 import { z } from 'zod';
-import { ProviderKindSchema } from './request';
+import { ProviderKindSchema, ReasoningPartSchema } from './request';
 
 /**
  * The gateway's relay for one streamed request, carried in the routed-call input. Whichever worker runs an
@@ -22,6 +22,13 @@ export const RelayTargetSchema = z.object({
     ),
   /** Random per-request token (URL-safe base64), sent back as `Authorization: Bearer <token>`. */
   token: z.string().regex(/^[A-Za-z0-9_-]{22,128}$/, 'a relay token is 22-128 URL-safe base64 characters'),
+  /**
+   * The gateway takes the whole answer from the attempt that got it, as soon as the call's history holds it, and
+   * answers its caller before the call has written its record. Set for surfaces whose response needs nothing of
+   * the record but the served target, the request count and the cost. @default false (the answer comes with the
+   * call's result)
+   */
+  answer: z.literal(true).optional(),
 });
 export type RelayTarget = z.infer<typeof RelayTargetSchema>;
 
@@ -56,6 +63,53 @@ export const RelayBatchSchema = z.object({
   deltas: z.array(OutputDeltaSchema).min(1).max(100_000),
 });
 export type RelayBatch = z.infer<typeof RelayBatchSchema>;
+
+const UsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  cachedInputTokens: z.number().int().min(0),
+  cacheWriteInputTokens: z.number().int().min(0).optional(),
+  cacheWrite1hInputTokens: z.number().int().min(0).optional(),
+  outputTokens: z.number().int().min(0),
+  reasoningTokens: z.number().int().min(0).optional(),
+  raw: z.record(z.string(), z.unknown()),
+});
+
+/** A whole answer as an attempt hands it to the gateway: the provider's result, as the call's result holds it. */
+export const HandedAnswerSchema = z.object({
+  text: z.string(),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).max(1_000),
+  reasoning: z.array(ReasoningPartSchema).max(1_000).optional(),
+  finishReason: z.object({
+    unified: z.enum(['stop', 'length', 'tool_calls', 'content_filter', 'refusal', 'other']),
+    raw: z.string().nullable(),
+  }),
+  usage: UsageSchema,
+  provider: z.string(),
+  model: z.string(),
+  requestId: z.string().nullable(),
+});
+
+/**
+ * The push of a whole answer (a relay with `answer`): sent once the attempt's history holds the answer, so a call
+ * whose worker dies after this push still ends with this answer. It carries what the response says of the call
+ * besides the answer; the call's record follows when the call ends.
+ */
+export const RelayAnswerSchema = z.object({
+  attemptId: z.string().min(1).max(100),
+  target: z.object({ provider: z.string().min(1).max(200), model: z.string().min(1).max(200) }),
+  answer: HandedAnswerSchema,
+  /** The route's name, as the record will hold it. */
+  route: z.string().max(1_000),
+  /** Requests of this call before this attempt's: the record's `fallbacks`. */
+  fallbacks: z.number().int().min(0),
+  /** The call's cost with this attempt's, in nano-USD: the record's `totalCostNanoUsd`. */
+  totalCostNanoUsd: z.number().int().min(0),
+});
+export type RelayAnswer = z.infer<typeof RelayAnswerSchema>;
+
+/** Anything an attempt pushes: the next pieces of its answer, or its whole answer. */
+export const RelayPushSchema = z.union([RelayBatchSchema, RelayAnswerSchema]);
+export type RelayPush = z.infer<typeof RelayPushSchema>;
 
 /** What the gateway answers a push with (as HTTP status), and what the attempt makes of it. */
 export const RelayReply = {

@@ -68,8 +68,9 @@ export const RoutedCallInputSchema = strictObject({
   /** Stream each answer from the provider (heartbeats per chunk). @default false */
   stream: z.boolean().default(false),
   /**
-   * Where each attempt pushes the answer's pieces as they stream in (the gateway's relay for one request);
-   * needs `stream`. Once an attempt's output reached the caller, the call never fails over. @default none
+   * Where each attempt pushes the answer's pieces as they stream in (the gateway's relay for one request), and,
+   * with the relay's `answer`, the whole answer once history holds it; needs `stream` or `answer`. Once an
+   * attempt's output reached the caller, the call never fails over. @default none
    */
   relay: RelayTargetSchema.optional(),
   /**
@@ -86,8 +87,8 @@ export const RoutedCallInputSchema = strictObject({
   cache: z.union([z.boolean(), ResponseCacheSchema]).optional(),
   /** Free-form labels kept with the call (not sent to providers). */
   labels: z.record(z.string(), z.string()).optional(),
-}).refine((input) => input.relay === undefined || input.stream, {
-  message: 'a relay needs stream: true',
+}).refine((input) => input.relay === undefined || input.stream || input.relay.answer === true, {
+  message: 'a relay needs stream: true or answer: true',
   path: ['relay'],
 });
 

@@ -42,6 +42,7 @@ function errorBody(error: GatewayError, routing?: RoutingSummary) {
 export const anthropicSurface = {
   name: 'anthropic',
   outputLimitField: 'max_tokens',
+  answersBeforeRecord: true,
   parse: parseAnthropicRequest,
   answer(answer, identity, routing) {
     return {

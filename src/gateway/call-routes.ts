@@ -1,6 +1,7 @@
 // The gateway's call routes: one request, one routed call, answered whole or streamed; a caller who leaves cancels it. Node side.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RelayReply, type RelayAnswer } from '../config/relay';
 import type { RoutedCallHandle, SwitchyardClient } from '../client/switchyard-client';
 import type { RoutedCallResult, RoutingRecord } from '../routing/routing-record';
 import { anthropicSurface } from './anthropic-surface';
@@ -9,19 +10,38 @@ import type { GatewayRoutes } from './gateway-routes';
 import type { StoredKey } from './gateway-key';
 import type { KeyPolicy } from './key-policy';
 import { CallerPresence } from './caller-presence';
+import { EndingCalls } from './ending-calls';
 import { gatewayKeyOf, header } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
 import { openAISurface } from './openai-surface';
-import type { RelayHub } from './relay-hub';
+import type { RelayHub, RelayRegistration } from './relay-hub';
 import { describeRequestCall, recordRequestError } from './request-span';
 import { responseIdOf } from './response-id';
 import { withItemReferences } from './responses-item-references';
 import { conversationBefore } from './responses-state';
 import { responsesSurface } from './responses-surface';
 import { responseTimesOf } from './responses-times';
-import { ROUTING_HEADERS, routingHeaders, summaryOf } from './routing-summary';
+import { ROUTING_HEADERS, routingHeaders, summaryOf, summaryOfHandedAnswer } from './routing-summary';
 import { StreamedResponse } from './streamed-response';
-import type { ResponseIdentity, Surface, SurfaceRequest } from './surface';
+import type { Answer, ResponseIdentity, Surface, SurfaceRequest } from './surface';
+
+/** The first whole answer an attempt pushes to `registration`; pieces have no place in a whole-answer response. */
+function handedAnswer(registration: RelayRegistration): Promise<RelayAnswer> {
+  return new Promise((resolve) => {
+    registration.onPush = (push) => {
+      if (!('answer' in push)) return RelayReply.gone;
+      registration.onPush = () => RelayReply.gone;
+      resolve(push);
+      return RelayReply.accepted;
+    };
+  });
+}
+
+/** A handed answer as the call's result holds it (the target is the record's, not the answer's). */
+function answerOf(push: RelayAnswer): Answer {
+  const { provider: _provider, model: _model, ...answer } = push.answer;
+  return answer;
+}
 
 /** Beyond the call's deadline, how long the gateway still waits for the workflow to report it, in milliseconds. */
 const WAIT_GRACE_MS = 15_000;
@@ -31,6 +51,8 @@ export interface CallRoutesOptions {
   /** The routes requests may name: the config's with the runtime changes overlaid. */
   readonly routes: GatewayRoutes;
   readonly hub: RelayHub;
+  /** Calls answered ahead of their record, until they end. @default none kept */
+  readonly ending?: EndingCalls;
   /** The routed call's whole-call deadline, in milliseconds. */
   readonly callTimeoutMs: number;
   /** Learns each request's workflow id, for the request log. */
@@ -90,6 +112,7 @@ export interface CallRoutes {
  */
 export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): CallRoutes {
   const { switchyard, routes, hub, callTimeoutMs } = options;
+  const ending = options.ending ?? new EndingCalls();
   const closing = new AbortController();
 
   /** Waits for the call within the request's time; a call still running after it is a 504 that names it. */
@@ -130,7 +153,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
   const startForCaller = (
     presence: CallerPresence,
     prepared: PreparedCall,
-    relay?: ReturnType<RelayHub['open']>,
+    relay?: RelayRegistration,
   ): Promise<RoutedCallHandle> => {
     if (presence.departed && !prepared.idempotent) {
       return Promise.reject(
@@ -189,17 +212,48 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     });
     const presence = new CallerPresence(reply.raw);
     if (parsed.stream) return streamCall(surface, parsed, presence, reply, prepared);
+    const registration = surface.answersBeforeRecord ? hub.open({ answer: true }) : undefined;
     try {
-      const result = await waitForResult(await startForCaller(presence, prepared));
-      const routing = summaryOf(prepared.workflowId, prepared.route, result.record);
-      const model = result.record.servedBy?.model ?? 'unknown';
-      const identity = identityOf(surface, parsed, prepared.workflowId, model, result.record);
+      const handed = registration ? handedAnswer(registration) : undefined;
+      const outcome = await answerOrResult(await startForCaller(presence, prepared, registration), handed);
+      const routing =
+        'push' in outcome
+          ? summaryOfHandedAnswer(prepared.workflowId, outcome.push)
+          : summaryOf(prepared.workflowId, prepared.route, outcome.result.record);
+      const answer = 'push' in outcome ? answerOf(outcome.push) : outcome.result.answer;
+      const model =
+        'push' in outcome ? outcome.push.target.model : (outcome.result.record.servedBy?.model ?? 'unknown');
+      const record = 'push' in outcome ? undefined : outcome.result.record;
+      const identity = identityOf(surface, parsed, prepared.workflowId, model, record);
       return reply
         .headers(routingHeaders(routing))
-        .send(surface.answer(result.answer, identity, routing, parsed, prepared.input));
+        .send(surface.answer(answer, identity, routing, parsed, prepared.input));
     } catch (error) {
       throw withWorkflow(error, prepared.workflowId);
+    } finally {
+      registration?.close();
     }
+  };
+
+  /**
+   * The answer an attempt handed over, or the call's result, whichever comes first. A handed answer is in history
+   * already, and the call ends with it; reads of the call wait (see {@link EndingCalls}) until the result came.
+   */
+  const answerOrResult = async (
+    handle: RoutedCallHandle,
+    handed: Promise<RelayAnswer> | undefined,
+  ): Promise<{ push: RelayAnswer } | { result: RoutedCallResult }> => {
+    if (!handed) return { result: await waitForResult(handle) };
+    const result = waitForResult(handle);
+    const outcome = await Promise.race([
+      handed.then((push) => ({ push })),
+      result.then((value) => ({ result: value })),
+    ]);
+    if ('push' in outcome) {
+      ending.answered(handle.workflowId);
+      void result.catch(() => undefined).finally(() => ending.ended(handle.workflowId));
+    }
+    return outcome;
   };
 
   const streamCall = async (
@@ -211,7 +265,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
   ) => {
     // From here on the response is written by hand, event by event.
     reply.hijack();
-    const registration = hub.open();
+    const registration = hub.open({ answer: surface.answersBeforeRecord });
     const streamed = new StreamedResponse({
       surface,
       renderer: surface.streamRenderer(parsed, prepared.input),
@@ -221,7 +275,15 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       identity: (model) => identityOf(surface, parsed, prepared.workflowId, model),
     });
     // Set before the call starts: its first attempt may push before start() has even returned.
-    registration.onBatch = (batch) => streamed.accept(batch);
+    registration.onPush = (push) => {
+      const status = streamed.accept(push);
+      if ('answer' in push && status === RelayReply.accepted) {
+        // The stream is over: nothing more may come through this relay.
+        registration.close();
+        ending.answered(prepared.workflowId);
+      }
+      return status;
+    };
     try {
       streamed.finish(await waitForResult(await startForCaller(presence, prepared, registration)));
     } catch (error) {
@@ -231,6 +293,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     } finally {
       // Fastify's onResponse hook still logs the hijacked response when it ends.
       registration.close();
+      ending.ended(prepared.workflowId);
     }
   };
 

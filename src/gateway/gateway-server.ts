@@ -17,6 +17,7 @@ import type { KeyStore } from './key-store';
 import { registerGenerationRoute } from './generation-route';
 import { registerModelsRoute } from './models-route';
 import { registerPlanRoute } from './plan-route';
+import { EndingCalls } from './ending-calls';
 import { RelayHub } from './relay-hub';
 import { registerRelayRoute } from './relay-route';
 import { traceRequests } from './request-span';
@@ -98,7 +99,7 @@ export interface Gateway {
   readonly maxConcurrentRequestsPerKey: number;
   /** Most requests the gateway has in flight at once, all keys together. */
   readonly maxConcurrentRequests: number;
-  /** Streamed requests in flight. */
+  /** Streamed requests in flight, and whole-answer requests still waiting for their answer. */
   readonly openStreams: number;
   close(): Promise<void>;
 }
@@ -157,6 +158,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const app = listener(bodyLimit.bytes, maxConnections);
   const hub = new RelayHub();
+  const ending = new EndingCalls();
   const started = new WeakMap<FastifyRequest, number>();
   const workflowOf = new WeakMap<FastifyRequest, string>();
 
@@ -194,6 +196,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       switchyard,
       routes,
       hub,
+      ending,
       callTimeoutMs,
       onWorkflow: (request, workflowId) => workflowOf.set(request, workflowId),
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
@@ -206,7 +209,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       callTimeoutMs,
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });
-    registerGenerationRoute(scope, switchyard);
+    registerGenerationRoute(scope, switchyard, ending);
   });
 
   // Liveness for load balancers: no key, no body. Each check adds its field and may turn `ok` false (a 503).

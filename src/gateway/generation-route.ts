@@ -7,6 +7,7 @@ import type { AttemptRecord, RoutingRecord } from '../routing/routing-record';
 import { ROUTED_CALL_WORKFLOW_TYPES } from '../workflows/definitions';
 import { callStatusOf, isGone, keyMadeCall, startInput, type CallStatus } from './call-ownership';
 import { gatewayKeyOf } from './gateway-authentication';
+import type { EndingCalls } from './ending-calls';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
 import type { StoredKey } from './gateway-key';
 
@@ -170,8 +171,15 @@ function idOf(request: FastifyRequest): string {
 }
 
 /** Adds `GET /v1/generation` to a scope whose requests carry a checked key. */
-export function registerGenerationRoute(scope: FastifyInstance, switchyard: SwitchyardClient): void {
-  scope.get('/v1/generation', async (request) =>
-    readGenerationAudit(switchyard, idOf(request), gatewayKeyOf(request)),
-  );
+export function registerGenerationRoute(
+  scope: FastifyInstance,
+  switchyard: SwitchyardClient,
+  ending?: EndingCalls,
+): void {
+  scope.get('/v1/generation', async (request) => {
+    const id = idOf(request);
+    // A call this gateway answered ahead of its record is read once it has ended, as its caller would expect.
+    await ending?.settled(id);
+    return readGenerationAudit(switchyard, id, gatewayKeyOf(request));
+  });
 }

@@ -42,6 +42,7 @@ export function openAIErrorBody(error: GatewayError, routing?: RoutingSummary) {
 export const openAISurface = {
   name: 'openai',
   outputLimitField: 'max_tokens',
+  answersBeforeRecord: true,
   parse: parseOpenAIRequest,
   answer: chatCompletionOf,
   errorBody: openAIErrorBody,

@@ -1,6 +1,6 @@
 // The gateway's end of the relay: one registration per open streamed request, and the endpoint attempts push to. Node side.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RelayBatchSchema, RelayReply, type RelayBatch, type RelayTarget } from '../config/relay';
+import { RelayPushSchema, RelayReply, type RelayPush, type RelayTarget } from '../config/relay';
 
 /** Path prefix of the relay endpoint; `/<relay id>` follows. */
 export const RELAY_PATH = '/switchyard/relay';
@@ -12,7 +12,7 @@ export interface RelayRegistration {
   /** What goes into the routed-call input: this gateway's URL for the request, and its token. */
   readonly target: RelayTarget;
   /** Receives each valid push; answers with a {@link RelayReply} status. Set before the workflow starts. */
-  onBatch: ((batch: RelayBatch) => number) | undefined;
+  onPush: ((push: RelayPush) => number) | undefined;
   /**
    * Forgets the registration: later pushes are answered `gone`, and the token is worth nothing. With
    * `'cancelled'` (the caller left and its call is being cancelled), pushes are answered `cancelled` for a while
@@ -39,10 +39,11 @@ function sha256(text: string): Buffer {
 }
 
 /**
- * Each streamed request registers here under a random id with a random token, and its routed call carries
- * `<relay url>/<id>` and the token. Any worker running an attempt pushes to that URL, so the pieces reach the
- * gateway holding the caller's connection, however many workers and gateways there are. Only the token's hash
- * is kept, and only while the request is open.
+ * Each streamed request (and each whole-answer request whose surface may answer before the call's record)
+ * registers here under a random id with a random token, and its routed call carries `<relay url>/<id>` and the
+ * token. Any worker running an attempt pushes to that URL, so the pieces, or the whole answer, reach the gateway
+ * holding the caller's connection, however many workers and gateways there are. Only the token's hash is kept,
+ * and only while the request is open.
  */
 export class RelayHub {
   private readonly entries = new Map<string, Entry>();
@@ -60,12 +61,17 @@ export class RelayHub {
     return open;
   }
 
-  open(): RelayRegistration {
+  /** @param options.answer the call's attempts hand their whole answer here too (see {@link RelayTarget}) */
+  open(options: { answer?: boolean } = {}): RelayRegistration {
     const relayId = randomBytes(16).toString('base64url');
     const token = randomBytes(32).toString('base64url');
     const registration: RelayRegistration = {
-      target: { url: `${this.baseUrl}${RELAY_PATH}/${relayId}`, token },
-      onBatch: undefined,
+      target: {
+        url: `${this.baseUrl}${RELAY_PATH}/${relayId}`,
+        token,
+        ...(options.answer ? { answer: true as const } : {}),
+      },
+      onPush: undefined,
       close: (reason) => {
         const entry = this.entries.get(relayId);
         if (reason !== 'cancelled' || !entry || entry.cancelled) {
@@ -100,8 +106,8 @@ export class RelayHub {
     const refused = this.refusal(relayId, authorization);
     if (refused !== undefined) return refused;
     const entry = this.entries.get(relayId)!;
-    const parsed = RelayBatchSchema.safeParse(body);
+    const parsed = RelayPushSchema.safeParse(body);
     if (!parsed.success) return REFUSED.badBatch;
-    return entry.registration.onBatch?.(parsed.data) ?? RelayReply.gone;
+    return entry.registration.onPush?.(parsed.data) ?? RelayReply.gone;
   }
 }

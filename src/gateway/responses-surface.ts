@@ -11,6 +11,7 @@ export { RESPONSES_IGNORED_FIELDS, parseResponsesRequest } from './responses-par
 export const responsesSurface = {
   name: 'responses',
   outputLimitField: 'max_output_tokens',
+  answersBeforeRecord: false,
   parse: parseResponsesRequest,
   answer: (answer, identity, routing, request, input) =>
     answeredResponseBody(answer, {

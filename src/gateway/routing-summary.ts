@@ -1,4 +1,6 @@
 // What a gateway response says about its routed call: the x-switchyard-* headers and the stream's final event. Node side.
+import type { RelayAnswer } from '../config/relay';
+import { nanoToUsd } from '../routing/money';
 import type { RoutingRecord } from '../routing/routing-record';
 
 /** The routing metadata of one response; fields not known yet (mid-stream) are absent. */
@@ -27,6 +29,17 @@ export function summaryOf(
     fallbacks: record.fallbacks,
     costUsd: record.totalCostUsd,
     ...(record.cache ? { cache: record.cache } : {}),
+  };
+}
+
+/** The routing metadata of an answer its attempt handed over before the call's record existed. */
+export function summaryOfHandedAnswer(workflowId: string, push: RelayAnswer): RoutingSummary {
+  return {
+    workflowId,
+    route: push.route,
+    servedBy: `${push.target.provider}/${push.target.model}`,
+    fallbacks: push.fallbacks,
+    costUsd: nanoToUsd(push.totalCostNanoUsd),
   };
 }
 

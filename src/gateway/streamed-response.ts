@@ -1,12 +1,18 @@
 // One streamed gateway response: relayed pieces from one attempt only, then the answer's rest, or the error event. Node side.
 import type { ServerResponse } from 'node:http';
-import { RelayReply, type RelayBatch } from '../config/relay';
+import { RelayReply, type RelayAnswer, type RelayPush } from '../config/relay';
 import type { ReasoningPart } from '../config/request';
 import type { OutputDelta } from '../providers/types';
 import type { RoutedCallResult } from '../routing/routing-record';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
-import { ROUTING_HEADERS, routingHeaders, summaryOf, type RoutingSummary } from './routing-summary';
-import type { ResponseIdentity, StreamRenderer, Surface } from './surface';
+import {
+  ROUTING_HEADERS,
+  routingHeaders,
+  summaryOf,
+  summaryOfHandedAnswer,
+  type RoutingSummary,
+} from './routing-summary';
+import type { Answer, ResponseIdentity, StreamRenderer, Surface } from './surface';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -67,7 +73,9 @@ export class StreamedResponse {
   }
 
   /** A push from an attempt; the answer is the relay status it gets. */
-  accept(batch: RelayBatch): number {
+  accept(push: RelayPush): number {
+    if ('answer' in push) return this.acceptAnswer(push);
+    const batch = push;
     if (this.closed) return RelayReply.gone;
     if (this.owner === undefined) {
       this.owner = batch.attemptId;
@@ -87,16 +95,32 @@ export class StreamedResponse {
   finish(result: RoutedCallResult): void {
     if (this.closed) return;
     const routing = summaryOf(this.options.workflowId, this.options.route, result.record);
+    this.complete(result.answer, routing, result.record.servedBy?.model ?? 'unknown', result);
+  }
+
+  /**
+   * An attempt handed over its whole answer, recorded in history, before the call ended: the stream ends now
+   * rather than after the call's record (which follows, and says the same).
+   */
+  private acceptAnswer(push: RelayAnswer): number {
+    if (this.closed) return RelayReply.gone;
+    if (this.owner !== undefined && this.owner !== push.attemptId) return RelayReply.superseded;
+    const { provider: _provider, model: _model, ...answer } = push.answer;
+    this.complete(answer, summaryOfHandedAnswer(this.options.workflowId, push), push.target.model);
+    return RelayReply.accepted;
+  }
+
+  private complete(answer: Answer, routing: RoutingSummary, model: string, result?: RoutedCallResult): void {
     if (this.owner !== undefined && routing.servedBy !== this.servedBy) {
       return this.fail(interrupted('the call was answered by another target than the one streamed'), result);
     }
-    const rest = this.rest(result.answer);
+    const rest = this.rest(answer);
     if (rest === undefined) {
       return this.fail(interrupted('the answer does not continue the output already streamed'), result);
     }
-    if (!this.started) this.begin(result.record.servedBy?.model ?? 'unknown', routing);
+    if (!this.started) this.begin(model, routing);
     this.write(rest);
-    this.end(this.options.renderer.finish(result.answer, routing));
+    this.end(this.options.renderer.finish(answer, routing));
   }
 
   /**
@@ -182,7 +206,7 @@ export class StreamedResponse {
    * What the answer holds beyond what was streamed, in the answer's order (its reasoning, then its text, then
    * its tool calls); undefined when it does not continue what was streamed.
    */
-  private rest(answer: RoutedCallResult['answer']): OutputDelta[] | undefined {
+  private rest(answer: Answer): OutputDelta[] | undefined {
     const rest = this.restOfReasoning(answer.reasoning ?? []);
     if (rest === undefined || !answer.text.startsWith(this.deliveredText)) return undefined;
     const text = answer.text.slice(this.deliveredText.length);

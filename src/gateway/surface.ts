@@ -63,6 +63,12 @@ export interface Surface {
   readonly name: 'openai' | 'anthropic' | 'responses';
   /** The request field that bounds the answer's length, as errors about it name it (`max_tokens`). */
   readonly outputLimitField: string;
+  /**
+   * Whether a response needs nothing of the call's record beyond the served target, the request count and the
+   * cost, so that the answer may go out as soon as its attempt hands it over, before the call has ended. A
+   * surface whose responses are read back or continued from the record (Responses) waits for the call.
+   */
+  readonly answersBeforeRecord: boolean;
   /** Throws a {@link GatewayError} naming the field for anything the routed call cannot carry. */
   parse(body: unknown): SurfaceRequest;
   /**

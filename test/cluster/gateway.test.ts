@@ -79,7 +79,9 @@ test('a streamed Chat Completions call through the gateway process fails over be
   });
   expect(chunks[chunks.length - 1]!.usage).toMatchObject({ prompt_tokens: 4, completion_tokens: 8 });
 
-  // The routed call on the cluster records both attempts; the provider saw each target once.
+  // The routed call on the cluster records both attempts; the provider saw each target once. (The stream ended
+  // with the answer ahead of the call's record, which follows at once.)
+  await switchyard.temporal.workflow.getHandle(workflowId).result();
   const inspection = await switchyard.inspect(workflowId);
   expect(inspection.record?.attempts.map((attempt) => [attempt.model, attempt.outcome])).toEqual([
     [primary, 'failed'],

@@ -10,7 +10,7 @@ import {
   relayOriginsFromEnvironment,
   RelayOriginsError,
 } from '../../src/activities/relay-origins';
-import type { RelayBatch } from '../../src/config/relay';
+import type { RelayPush } from '../../src/config/relay';
 import { RelayHub } from '../../src/gateway/relay-hub';
 import { startGatewayRelay } from '../support/relay-server';
 
@@ -107,7 +107,7 @@ test('the hub answers cancelled to pushes after a caller left, and gone once it 
   const hub = new RelayHub();
   hub.listenAt('http://127.0.0.1:1');
   const left = hub.open();
-  left.onBatch = () => 200;
+  left.onPush = () => 200;
   const relayId = left.target.url.split('/').pop()!;
   const batch = { ...identity, sequence: 0, deltas: [{ type: 'text', text: 'x' }] };
   const bearer = `Bearer ${left.target.token}`;
@@ -139,8 +139,8 @@ test('the hub answers gone for an unknown id, 401 for a wrong token, 400 for a b
   const hub = new RelayHub();
   hub.listenAt('http://127.0.0.1:1/');
   const registration = hub.open();
-  const received: RelayBatch[] = [];
-  registration.onBatch = (batch) => {
+  const received: RelayPush[] = [];
+  registration.onPush = (batch) => {
     received.push(batch);
     return 200;
   };

@@ -58,7 +58,9 @@ test('a chat completion is a routed call: the answer, usage and the routing head
     // 10 input tokens at $1/M + 5 output tokens at $4/M.
     expect(Number(response.headers.get('x-switchyard-cost-usd'))).toBeCloseTo(0.00003, 9);
 
-    // The workflow is a routed call like any other, with the request as the provider received it.
+    // The workflow is a routed call like any other, with the request as the provider received it. The answer
+    // came ahead of the call's record, which follows at once.
+    await switchyard.temporal.workflow.getHandle(workflowId).result();
     const inspection = await switchyard.inspect(workflowId);
     expect(inspection.record?.attempts).toHaveLength(1);
     // The gateway key is nowhere in its history: only its public id, as a label.

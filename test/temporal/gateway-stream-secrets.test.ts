@@ -87,7 +87,10 @@ test.each(CASES)(
       const text = pieces(all);
       // The answer came in pieces through the relay, not in one block at the end.
       expect(text.length).toBeGreaterThan(1);
-      const inspection = await switchyard.inspect(response.headers.get('x-switchyard-workflow-id')!);
+      // The stream ended with the answer ahead of the call's record, which follows at once.
+      const workflowId = response.headers.get('x-switchyard-workflow-id')!;
+      await switchyard.temporal.workflow.getHandle(workflowId).result();
+      const inspection = await switchyard.inspect(workflowId);
       expect(inspection.status).toBe('COMPLETED');
       expect(inspection.answer?.text).toBe(`${TEXT} [redacted]`);
       expect(text.join('')).toBe(inspection.answer?.text);

@@ -142,11 +142,22 @@ test('a gateway request that skips a target and fails over once is one trace fro
   const caller = callerTraceparent();
   const key = keys.create({ routes: ['*'] }).key;
   try {
+    // The worker runs until the call has ended, not only until its answer came (which is ahead of the record).
     const answer = await worker.runUntil(
-      new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).chat.completions.create(
-        { model: 'traced', messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 },
-        { headers: { traceparent: caller.traceparent } },
-      ),
+      (async () => {
+        const { data, response } = await new OpenAI({
+          apiKey: key,
+          baseURL: `${gateway.url}/v1`,
+          maxRetries: 0,
+        }).chat.completions
+          .create(
+            { model: 'traced', messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 },
+            { headers: { traceparent: caller.traceparent } },
+          )
+          .withResponse();
+        await client.workflow.getHandle(response.headers.get('x-switchyard-workflow-id')!).result();
+        return data;
+      })(),
     );
     expect(answer.choices[0]?.message.content).toContain(ANSWER_MARKER);
   } finally {

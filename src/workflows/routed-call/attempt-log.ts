@@ -3,7 +3,7 @@ import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } f
 import type { ResolvedRoute } from '../../config/resolved-route';
 import type { Usage } from '../../providers/types';
 import type { PlannedAttempt } from '../../routing/attempt-plan';
-import { addNano, nanoToUsd } from '../../routing/money';
+import { addNano, nanoToUsd, type NanoUsd } from '../../routing/money';
 import { renderAttemptsMarkdown } from '../../routing/render-attempts';
 import { explainCall, type OrderExplanation } from '../../routing/routing-explanation';
 import { AttemptOutcome, type AttemptRecord, type RoutingRecord } from '../../routing/routing-record';
@@ -57,6 +57,11 @@ export class AttemptLog {
 
   get last(): AttemptRecord | undefined {
     return this.attempts[this.attempts.length - 1];
+  }
+
+  /** What the attempts so far cost, in nano-USD: the record's `totalCostNanoUsd`. */
+  get costNanoUsd(): NanoUsd {
+    return addNano(...this.attempts.map((attempt) => attempt.costNanoUsd));
   }
 
   /** Attempts that sent (or tried to send) a request, as opposed to skips. */
@@ -125,7 +130,7 @@ export class AttemptLog {
   }
 
   record(servedBy?: RoutingRecord['servedBy']): RoutingRecord {
-    const totalCostNanoUsd = addNano(...this.attempts.map((attempt) => attempt.costNanoUsd));
+    const totalCostNanoUsd = this.costNanoUsd;
     return {
       route: this.route.name,
       // A route changed at runtime carries its version; a config file's route has none.

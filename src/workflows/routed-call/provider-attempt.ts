@@ -8,7 +8,13 @@ import {
 } from '@temporalio/workflow';
 import { FailureClass } from '../../config/failure-class';
 import type { AttemptFailureDetails, SwitchyardActivities } from '../../activities';
-import type { AttemptReservation, AttemptSettlement } from '../../activities/attempt-types';
+import type {
+  AnswerHandoff,
+  AttemptHeartbeatDetails,
+  AttemptReservation,
+  AttemptSettlement,
+  AttemptSuccess,
+} from '../../activities/attempt-types';
 import type { RelayTarget } from '../../config/relay';
 import type { GenerationRequest } from '../../config/request';
 import type { ResolvedRoute, ResolvedTarget } from '../../config/resolved-route';
@@ -52,6 +58,8 @@ export interface ProviderAttemptInput {
   readonly boundNanoUsd: NanoUsd;
   /** The gateway's relay the attempt pushes its output to, for a gateway's stream. */
   readonly relay?: RelayTarget;
+  /** What the attempt needs to hand its answer to the relay ahead of the record (a relay with `answer`). */
+  readonly handoff?: AnswerHandoff;
 }
 
 export type ProviderAttemptOutcome =
@@ -116,6 +124,7 @@ export async function runTargetAttempt(
           stream: input.stream,
           boundNanoUsd: input.boundNanoUsd,
           ...(input.relay ? { relay: input.relay } : {}),
+          ...(input.handoff ? { handoff: input.handoff } : {}),
           ...(input.reservation ? { reservation: input.reservation } : {}),
           breaker: {
             provider: ticket.provider,
@@ -147,6 +156,19 @@ export async function runTargetAttempt(
       reported: outcome.reported ?? false,
     };
   } catch (error) {
+    const handed = answerHandedOver(error);
+    if (handed) {
+      // Lost after its answer went to the gateway's caller: the call ends with that answer, and the ledger and
+      // the breaker hear of it from here, since the lost worker may not have told them.
+      return {
+        succeeded: true,
+        result: handed.result,
+        charge: { costNanoUsd: costOfUsage(target.prices, handed.result.usage), costKnown: true },
+        latencyMs: handed.latencyMs,
+        settled: false,
+        reported: false,
+      };
+    }
     const failed = failedOutcome(error, input, startedAt);
     const details = failed.failure.details;
     return { ...failed, settled: details?.settled ?? false, reported: details?.reported ?? false };
@@ -164,6 +186,17 @@ function outputReachedCaller(error: unknown, details: AttemptFailureDetails | un
   if (!(cause instanceof TimeoutFailure)) return false;
   const beat = cause.lastHeartbeatDetails as { outputDelivered?: unknown } | undefined;
   return beat?.outputDelivered === true;
+}
+
+/**
+ * The answer a lost attempt had handed to the gateway's caller, from its last heartbeat (recorded before the
+ * handoff); undefined for any other failure. Only calls whose input asks for handoffs have such a heartbeat.
+ */
+function answerHandedOver(error: unknown): AttemptSuccess | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof TimeoutFailure)) return undefined;
+  const beat = cause.lastHeartbeatDetails as AttemptHeartbeatDetails | undefined;
+  return beat?.answered;
 }
 
 export async function runProviderAttempt(input: ProviderAttemptInput): Promise<ProviderAttemptOutcome> {

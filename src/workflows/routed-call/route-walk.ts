@@ -396,6 +396,15 @@ export class RouteWalk {
         attempt: this.log.nextAttemptNumber,
         boundNanoUsd,
         ...(this.input.relay ? { relay: this.input.relay } : {}),
+        ...(this.input.relay?.answer
+          ? {
+              handoff: {
+                route: this.route.name,
+                requestsBefore: this.log.requestsMade,
+                costBeforeNanoUsd: this.log.costNanoUsd,
+              },
+            }
+          : {}),
       },
       decision.pass,
     );

@@ -81,15 +81,17 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
   // A call that waited behind the response cache walks without the admission made at its start: a breaker may
   // have opened, or a Retry-After paused the target, while it waited.
   const watch = new AttemptWatch();
+  // Only a call with the response cache on takes this path: every other call's commands stay as they were.
+  const cacheTtl = cacheTtlMs(begun.route, input);
+  // A cached call's answer is stored before the call ends, and its record says so: its caller waits for both.
+  const walkInput = cacheTtl === undefined ? input : withoutAnswerHandoff(input);
   const walk = (waited = false) =>
     new RouteWalk(
       begun.route,
-      input,
+      walkInput,
       new LeanStep(waited ? undefined : firstAdmission, watch),
       observed,
     ).run();
-  // Only a call with the response cache on takes this path: every other call's commands stay as they were.
-  const cacheTtl = cacheTtlMs(begun.route, input);
   try {
     return await (cacheTtl === undefined ? walk() : cachedCall(begun.route, input, cacheTtl, walk));
   } finally {
@@ -108,4 +110,12 @@ export async function routedCallWorkflow(rawInput: RoutedCallInputValue): Promis
   const route = await resolveRoute(input.route);
   checkBudgetRequired(route, input);
   return new RouteWalk(route, input, new FirstGenerationStep()).run();
+}
+
+/** The input without the relay's `answer`: a streamed call keeps its relay for the pieces, a JSON call drops it. */
+function withoutAnswerHandoff(input: RoutedCallInput): RoutedCallInput {
+  if (!input.relay?.answer) return input;
+  const { relay, ...rest } = input;
+  const { answer: _answer, ...pieces } = relay;
+  return input.stream ? { ...rest, relay: pieces } : rest;
 }

@@ -1,7 +1,7 @@
 // A streamed gateway response over real HTTP: relayed pieces, then the answer's rest (reasoning, text, tool calls).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RelayBatch } from '../../../src/config/relay';
+import { RelayPushSchema, type RelayAnswer, type RelayBatch } from '../../../src/config/relay';
 import type { GatewayError } from '../../../src/gateway/gateway-error';
 import { StreamedResponse } from '../../../src/gateway/streamed-response';
 import type { Surface } from '../../../src/gateway/surface';
@@ -180,4 +180,84 @@ test("a reasoning part never streamed starts with the provider's id of it", asyn
     text: 'Plan.',
     signature: 'enc',
   });
+});
+
+/** An attempt's whole answer, handed over before the call's record. */
+function handed(attemptId: string, text: string): RelayAnswer {
+  const { answer } = answerOf({ text });
+  return {
+    attemptId,
+    target: TARGET,
+    answer: { ...answer, provider: TARGET.provider, model: TARGET.model },
+    route: 'r',
+    fallbacks: 1,
+    totalCostNanoUsd: 2_500,
+  };
+}
+
+test('a handed answer ends the stream with its rest; the result that follows writes nothing more', async () => {
+  const replies: number[] = [];
+  const finished: string[] = [];
+  respond = (response) => {
+    replies.push(
+      response.accept({
+        attemptId: 'attempt-1',
+        target: TARGET,
+        sequence: 0,
+        deltas: [{ type: 'text', text: 'Par' }],
+      }),
+    );
+    replies.push(response.accept(handed('attempt-1', 'Paris.')));
+    finished.push(String(response.closed));
+    response.finish(answerOf({ text: 'Paris.' }));
+  };
+  const { port } = server.address() as AddressInfo;
+  const lines = (await (await fetch(`http://127.0.0.1:${port}/`)).text()).split('\n').filter(Boolean);
+  expect(replies).toEqual([200, 200]);
+  expect(finished).toEqual(['true']);
+  expect(parsed(lines)).toEqual([
+    { type: 'text', text: 'Par' },
+    { type: 'text', text: 'is.' },
+  ]);
+  expect(lines.filter((line) => line === 'finish')).toHaveLength(1);
+});
+
+test("another attempt's handed answer is superseded: the stream keeps the attempt that began it", async () => {
+  const replies: number[] = [];
+  respond = (response) => {
+    replies.push(
+      response.accept({
+        attemptId: 'attempt-1',
+        target: TARGET,
+        sequence: 0,
+        deltas: [{ type: 'text', text: 'A' }],
+      }),
+    );
+    replies.push(response.accept(handed('attempt-2', 'B')));
+    response.finish(answerOf({ text: 'AB' }));
+  };
+  const { port } = server.address() as AddressInfo;
+  const lines = (await (await fetch(`http://127.0.0.1:${port}/`)).text()).split('\n').filter(Boolean);
+  expect(replies).toEqual([200, 409]);
+  expect(parsed(lines)).toEqual([
+    { type: 'text', text: 'A' },
+    { type: 'text', text: 'B' },
+  ]);
+});
+
+test('the relay takes a whole answer or pieces, and refuses a push that is neither', () => {
+  expect(RelayPushSchema.safeParse(handed('attempt-1', 'x')).success).toBe(true);
+  expect(
+    RelayPushSchema.safeParse({
+      attemptId: 'a',
+      target: TARGET,
+      sequence: 0,
+      deltas: [{ type: 'text', text: 'x' }],
+    }).success,
+  ).toBe(true);
+  const { answer: _answer, ...noAnswer } = handed('attempt-1', 'x');
+  expect(RelayPushSchema.safeParse(noAnswer).success).toBe(false);
+  expect(RelayPushSchema.safeParse({ ...handed('attempt-1', 'x'), totalCostNanoUsd: -1 }).success).toBe(
+    false,
+  );
 });

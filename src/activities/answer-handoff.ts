@@ -1,0 +1,62 @@
+// Hands an attempt's whole answer to the gateway's relay once history holds it, ahead of the call's record. Worker side.
+import { RelayReply, type RelayAnswer, type RelayTarget } from '../config/relay';
+import type { AnswerHandoff, AttemptSuccess } from './attempt-types';
+import { postToRelay, type RelayPolicy } from './relay-client';
+import { relayOriginAllowed } from './relay-origins';
+import type { HeartbeatReceipt } from './sending-mark';
+
+/**
+ * Largest answer handed over ahead of the record, as JSON characters. It rides in a heartbeat first, and the
+ * server fails an activity whose heartbeat details pass its blob limit (2 MB by default; it warns from 512 KB), so
+ * a larger answer comes the usual way, with the call's result.
+ */
+export const HANDOFF_MAX_ANSWER_CHARS = 256 * 1024;
+
+export interface AnswerHandoffFacts {
+  readonly relay: RelayTarget;
+  readonly handoff: AnswerHandoff;
+  /** The attempt's activity id and target, as its pieces would name them. */
+  readonly attemptId: string;
+  readonly target: { readonly provider: string; readonly model: string };
+  readonly success: AttemptSuccess;
+  /** What this attempt costs, in nano-USD. */
+  readonly costNanoUsd: number;
+}
+
+/**
+ * Hands one answer over: `record` makes it part of every heartbeat of the attempt from now on and waits for the
+ * server's receipt of one, then the answer goes to the relay. Resolves to whether the gateway took it; never
+ * throws (the answer still reaches the gateway with the call's result).
+ */
+export type HandOffAnswer = (
+  facts: AnswerHandoffFacts,
+  record: (answered: AttemptSuccess) => Promise<HeartbeatReceipt>,
+) => Promise<boolean>;
+
+/**
+ * The order is the guarantee: the answer is in the attempt's heartbeat on the server before any caller can hold
+ * it, so a worker lost after the push leaves a call that ends with this very answer (and charges what it cost)
+ * instead of failing over to another model's. A heartbeat the server did not take, or a cancelled call, hands
+ * nothing over.
+ */
+export function createAnswerHandoff(policy: RelayPolicy = {}): HandOffAnswer {
+  return async (facts, record) => {
+    const { relay, handoff, success } = facts;
+    if (!relayOriginAllowed(relay.url, policy.allowedOrigins)) return false;
+    if (JSON.stringify(success.result).length > HANDOFF_MAX_ANSWER_CHARS) return false;
+    if ((await record(success)) !== 'recorded') return false;
+    const push: RelayAnswer = {
+      attemptId: facts.attemptId,
+      target: { provider: facts.target.provider, model: facts.target.model },
+      answer: success.result,
+      route: handoff.route,
+      fallbacks: handoff.requestsBefore,
+      totalCostNanoUsd: handoff.costBeforeNanoUsd + facts.costNanoUsd,
+    };
+    try {
+      return (await postToRelay(relay, push)) === RelayReply.accepted;
+    } catch {
+      return false;
+    }
+  };
+}

@@ -1,0 +1,95 @@
+// Handing a whole answer to a gateway's relay: recorded in the attempt's heartbeat first, then pushed, or not at all.
+import { createAnswerHandoff, HANDOFF_MAX_ANSWER_CHARS } from '../../../src/activities/answer-handoff';
+import type { AttemptSuccess } from '../../../src/activities/attempt-types';
+import type { HeartbeatReceipt } from '../../../src/activities/sending-mark';
+import type { RelayAnswer } from '../../../src/config/relay';
+import { startGatewayRelay, type TestRelay } from '../../support/relay-server';
+
+const TOKEN = 'a'.repeat(43);
+
+function success(text: string): AttemptSuccess {
+  return {
+    latencyMs: 12,
+    result: {
+      text,
+      toolCalls: [],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2, raw: {} },
+      provider: 'openai',
+      model: 'gpt-test',
+      requestId: 'req_1',
+    },
+  };
+}
+
+let relay: TestRelay;
+beforeEach(async () => {
+  relay = await startGatewayRelay(() => 200, 0);
+});
+afterEach(async () => relay.close());
+
+function facts(text: string, url = relay.url) {
+  return {
+    relay: { url, token: TOKEN, answer: true as const },
+    handoff: { route: 'support', requestsBefore: 2, costBeforeNanoUsd: 1_000 },
+    attemptId: '3',
+    target: { provider: 'openai', model: 'gpt-test' },
+    success: success(text),
+    costNanoUsd: 500,
+  };
+}
+
+test('the answer is recorded before it is pushed, with the figures the record will hold', async () => {
+  const order: string[] = [];
+  const handOff = createAnswerHandoff();
+  const taken = await handOff(facts('hello'), async (answered) => {
+    order.push(`recorded ${answered.result.text} (pushes so far: ${relay.batches.length})`);
+    return 'recorded';
+  });
+  expect(taken).toBe(true);
+  expect(order).toEqual(['recorded hello (pushes so far: 0)']);
+  expect(relay.authorizations).toEqual([`Bearer ${TOKEN}`]);
+  const push = relay.batches[0] as unknown as RelayAnswer;
+  expect(push).toMatchObject({
+    attemptId: '3',
+    target: { provider: 'openai', model: 'gpt-test' },
+    route: 'support',
+    fallbacks: 2,
+    totalCostNanoUsd: 1_500,
+  });
+  expect(push.answer.text).toBe('hello');
+});
+
+test.each<HeartbeatReceipt>(['gone', 'cancelled', 'unrecorded'])(
+  'a heartbeat the server answered %s hands nothing over',
+  async (receipt) => {
+    const taken = await createAnswerHandoff()(facts('hello'), async () => receipt);
+    expect(taken).toBe(false);
+    expect(relay.batches).toHaveLength(0);
+  },
+);
+
+test('an answer too large for a heartbeat, or a relay outside the allowed origins, is neither recorded nor pushed', async () => {
+  let recorded = 0;
+  const record = async () => {
+    recorded += 1;
+    return 'recorded' as const;
+  };
+  expect(await createAnswerHandoff()(facts('x'.repeat(HANDOFF_MAX_ANSWER_CHARS)), record)).toBe(false);
+  const elsewhere = createAnswerHandoff({ allowedOrigins: ['http://gateway.internal:4000'] });
+  expect(await elsewhere(facts('hello'), record)).toBe(false);
+  expect(recorded).toBe(0);
+  expect(relay.batches).toHaveLength(0);
+});
+
+test('a relay that refuses the push or cannot be reached: not taken, and no throw', async () => {
+  await relay.close();
+  relay = await startGatewayRelay(() => 410, 0);
+  expect(await createAnswerHandoff()(facts('hello'), async () => 'recorded')).toBe(false);
+  expect(
+    await createAnswerHandoff()(
+      facts('hello', 'http://127.0.0.1:1/switchyard/relay/x'),
+      async () => 'recorded',
+    ),
+  ).toBe(false);
+});
