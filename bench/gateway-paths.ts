@@ -140,3 +140,32 @@ export function gatewayPaths(setup: GatewayPathsSetup) {
 }
 
 export type GatewayPathName = keyof ReturnType<typeof gatewayPaths>;
+
+/** A peer proxy speaking Chat Completions (LiteLLM's), on the same fake deployment as the direct path. */
+export interface PeerEndpoint {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly model: string;
+}
+
+/** The peer proxy's JSON and streamed paths, the same request as the Chat Completions surface's. */
+export function peerPaths(peer: PeerEndpoint) {
+  const client = new OpenAI({ apiKey: peer.apiKey, baseURL: peer.baseURL, maxRetries: 0 });
+  const messages = [{ role: 'user' as const, content: BENCH_PROMPT }];
+  return {
+    peerJson: () =>
+      timeWhole(() =>
+        client.chat.completions.create({ model: peer.model, messages, max_completion_tokens: MAX_TOKENS }),
+      ),
+    peerStream: async () => {
+      const began = performance.now();
+      const stream = await client.chat.completions.create({
+        model: peer.model,
+        messages,
+        max_completion_tokens: MAX_TOKENS,
+        stream: true,
+      });
+      return timeStream(stream, began, (chunk) => Boolean(chunk.choices[0]?.delta?.content));
+    },
+  } satisfies Record<string, BenchPath>;
+}

@@ -58,5 +58,24 @@ export function renderGatewayTable(results: GatewayBenchResults): string {
         `${concurrent.durationS} s), first token p50 ${concurrent.timeToFirstToken.p50} ms`,
     );
   }
+  const { peer } = results;
+  if (peer) {
+    lines.push(
+      '',
+      `Peer proxy (LiteLLM, Chat Completions): JSON p50 ${peer.json.p50} ms, stream ${peer.stream.p50} ms, first ` +
+        `token ${peer.timeToFirstToken.p50} ms; added p50 JSON ${peer.addedP50Ms.jsonOverDirect} ms, stream ` +
+        `${peer.addedP50Ms.streamOverDirectStream} ms over a direct call. ${peer.concurrent.concurrency} ` +
+        `concurrent streams: ${peer.concurrent.callsPerS} calls/s, first token p50 ` +
+        `${peer.concurrent.timeToFirstToken.p50} ms`,
+    );
+    for (const surface of GATEWAY_SURFACES) {
+      const ratios = peer.ratios[surface];
+      lines.push(
+        `${SURFACE_LABELS[surface]} ÷ the peer: added JSON ${times(ratios.addedJson)}, added stream ` +
+          `${times(ratios.addedStream)}; calls/s at ${peer.concurrent.concurrency} concurrent ` +
+          `${times(ratios.callsPerSAtConcurrency)}`,
+      );
+    }
+  }
   return lines.join('\n');
 }

@@ -12,13 +12,16 @@ import { startDevServer, startFakeProvider } from 'switchyard/testing';
 import { createProviderRegistry, createSwitchyardWorker } from 'switchyard/worker';
 import { BENCH_KEYS, BENCH_MODELS, benchConfig, benchConfigFile, MODE_ROUTE } from './bench-config';
 import { measureGatewayMemory, writeConfigFile } from './gateway-memory';
+import { LITELLM_MODEL, startLitellmLane } from './litellm';
 import {
   GATEWAY_SURFACES,
   gatewayPaths,
+  peerPaths,
   type BenchPath,
   type GatewayPathName,
   type GatewaySurface,
   type PathTiming,
+  type PeerEndpoint,
 } from './gateway-paths';
 import { renderGatewayTable } from './gateway-report';
 import { summarize, type Summary } from './stats';
@@ -31,6 +34,8 @@ export interface GatewayBenchSetup {
   readonly route: string;
   /** The first target's provider as the direct path calls it: the same SDK and endpoint the worker uses. */
   readonly direct: { readonly baseURL: string; readonly apiKey: string; readonly model: string };
+  /** A peer proxy (LiteLLM's) on the same deployment, timed beside the gateway. @default none */
+  readonly peer?: PeerEndpoint;
 }
 
 export interface GatewayBenchSizes {
@@ -53,6 +58,8 @@ export const GATEWAY_BENCH_SIZES = {
 const GATEWAY_MEMORY_CONCURRENCY = 50;
 
 /** One surface's figures beside the floors: the same call JSON and streamed, and its time to first token. */
+type PeerPathName = keyof ReturnType<typeof peerPaths>;
+
 export interface SurfaceFigures {
   readonly json: Summary;
   readonly stream: Summary;
@@ -96,6 +103,28 @@ export interface GatewayBenchResults {
     readonly clientApiStream: Summary;
   };
   readonly surfaces: Readonly<Record<GatewaySurface, SurfaceFigures>>;
+  /** The peer proxy's same calls, when it ran. */
+  readonly peer?: PeerFigures;
+}
+
+/** The peer proxy's figures, and the gateway's against them (Chat Completions, the surface both speak). */
+export interface PeerFigures {
+  readonly json: Summary;
+  readonly stream: Summary;
+  readonly timeToFirstToken: Summary;
+  readonly addedP50Ms: {
+    readonly jsonOverDirect: number;
+    readonly streamOverDirectStream: number;
+    readonly ttftOverDirectTtft: number;
+  };
+  readonly concurrent: Awaited<ReturnType<typeof measureConcurrent>>;
+  /** Per surface: its added p50 over the direct call ÷ the peer's, and its calls/s at concurrency ÷ the peer's. */
+  readonly ratios: Readonly<
+    Record<
+      GatewaySurface,
+      { readonly addedJson: number; readonly addedStream: number; readonly callsPerSAtConcurrency: number }
+    >
+  >;
 }
 
 /** Runs `path` from `concurrency` callers at once for `durationMs`. */
@@ -138,22 +167,34 @@ export async function measureGateway(
   const directory = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-keys-'));
   const keys = new KeyStore({ file: path.join(directory, 'keys.json') });
   const { key } = keys.create({ routes: ['*'] });
-  const gateway = await startGateway({ switchyard: setup.switchyard, config: setup.config, keys, port: 0 });
-  const paths = gatewayPaths({ ...setup, gatewayUrl: gateway.url, gatewayKey: key });
-  const names = Object.keys(paths) as GatewayPathName[];
+  // BENCH_GATEWAY_ANSWER_AFTER_RECORD=1 measures the gateway answering only once each call has ended.
+  const gateway = await startGateway({
+    switchyard: setup.switchyard,
+    config: setup.config,
+    keys,
+    port: 0,
+    ...(process.env.BENCH_GATEWAY_ANSWER_AFTER_RECORD === '1' ? { earlyAnswers: false } : {}),
+  });
+  const paths: Partial<Record<PeerPathName, BenchPath>> & Record<GatewayPathName, BenchPath> = {
+    ...gatewayPaths({ ...setup, gatewayUrl: gateway.url, gatewayKey: key }),
+    ...(setup.peer ? peerPaths(setup.peer) : {}),
+  };
+  const names = Object.keys(paths) as (GatewayPathName | PeerPathName)[];
   try {
     log(`gateway: warm-up ${sizes.warmupCalls} calls per path`);
-    for (let index = 0; index < sizes.warmupCalls; index += 1) for (const name of names) await paths[name]();
+    for (let index = 0; index < sizes.warmupCalls; index += 1) for (const name of names) await paths[name]!();
     log(`gateway: ${sizes.samples} sequential samples per path (${names.length} paths), interleaved`);
     const samples = Object.fromEntries(names.map((name) => [name, [] as PathTiming[]])) as Record<
-      GatewayPathName,
+      GatewayPathName | PeerPathName,
       PathTiming[]
     >;
     for (let index = 0; index < sizes.samples; index += 1) {
-      for (const name of names) samples[name].push(await paths[name]());
+      for (const name of names) samples[name].push(await paths[name]!());
     }
-    const totals = (name: GatewayPathName) => summarize(samples[name].map((sample) => sample.totalMs));
-    const ttfts = (name: GatewayPathName) => summarize(samples[name].map((sample) => sample.ttftMs));
+    const totals = (name: GatewayPathName | PeerPathName) =>
+      summarize(samples[name].map((sample) => sample.totalMs));
+    const ttfts = (name: GatewayPathName | PeerPathName) =>
+      summarize(samples[name].map((sample) => sample.ttftMs));
     const floors = {
       directJson: totals('directJson'),
       directStream: totals('directStream'),
@@ -188,7 +229,41 @@ export async function measureGateway(
         concurrent: await measureConcurrent(paths[`${surface}Stream`], sizes.concurrency, sizes.durationMs),
       };
     }
-    return { floors, surfaces };
+    if (!paths.peerStream) return { floors, surfaces };
+    log(
+      `gateway: ${sizes.concurrency} concurrent streams through the peer proxy for ${sizes.durationMs / 1000} s`,
+    );
+    const peerJson = totals('peerJson');
+    const peerStream = totals('peerStream');
+    const peerTtft = ttfts('peerStream');
+    const addedP50Ms = {
+      jsonOverDirect: difference(peerJson.p50, floors.directJson.p50),
+      streamOverDirectStream: difference(peerStream.p50, floors.directStream.p50),
+      ttftOverDirectTtft: difference(peerTtft.p50, floors.directTimeToFirstToken.p50),
+    };
+    const concurrent = await measureConcurrent(paths.peerStream, sizes.concurrency, sizes.durationMs);
+    const ratios = Object.fromEntries(
+      GATEWAY_SURFACES.map((surface) => {
+        const figures = surfaces[surface];
+        return [
+          surface,
+          {
+            addedJson: ratio(figures.addedP50Ms.jsonOverDirect, addedP50Ms.jsonOverDirect),
+            addedStream: ratio(figures.addedP50Ms.streamOverDirectStream, addedP50Ms.streamOverDirectStream),
+            callsPerSAtConcurrency: ratio(figures.concurrent.callsPerS, concurrent.callsPerS),
+          },
+        ];
+      }),
+    ) as PeerFigures['ratios'];
+    const peer = {
+      json: peerJson,
+      stream: peerStream,
+      timeToFirstToken: peerTtft,
+      addedP50Ms,
+      concurrent,
+      ratios,
+    };
+    return { floors, surfaces, peer };
   } finally {
     await gateway.close();
     rmSync(directory, { recursive: true, force: true });
@@ -220,11 +295,19 @@ async function main(): Promise<void> {
     providers: createProviderRegistry(config, { ...BENCH_KEYS }),
   });
   const switchyard = new SwitchyardClient({ client: new Client({ connection }), taskQueue, config });
+  // The peer: LiteLLM's proxy on the same fake deployment, when installed (npm run bench:litellm:install).
+  const peerLane = await startLitellmLane({ '0ms': fake.openaiBaseURL, '50ms': fake.openaiBaseURL });
+  log(
+    peerLane.proxy
+      ? `LiteLLM ${peerLane.proxy.version} proxy beside the gateway`
+      : `LiteLLM skipped: ${peerLane.skipped}`,
+  );
   const setup = {
     switchyard,
     config,
     route: MODE_ROUTE['50ms'],
     direct: { baseURL: fake.openaiBaseURL, apiKey: BENCH_KEYS.BENCH_FAKE_KEY, model: BENCH_MODELS.healthy },
+    ...(peerLane.proxy ? { peer: { ...peerLane.proxy.endpoint, model: LITELLM_MODEL['50ms'] } } : {}),
   };
   const configFile = writeConfigFile(
     benchConfigFile({ '0ms': fake.openaiBaseURL, '50ms': fake.openaiBaseURL }),
@@ -259,6 +342,7 @@ async function main(): Promise<void> {
     log(`wrote ${path.relative(process.cwd(), outFile)}`);
   } finally {
     configFile.remove();
+    await peerLane.proxy?.stop();
     await connection.close();
     await nativeConnection.close();
     await fake.close();

@@ -53,6 +53,8 @@ export interface CallRoutesOptions {
   readonly hub: RelayHub;
   /** Calls answered ahead of their record, until they end. @default none kept */
   readonly ending?: EndingCalls;
+  /** Answer ahead of the call's record where the surface allows (see `GatewayOptions.earlyAnswers`). @default true */
+  readonly earlyAnswers?: boolean;
   /** The routed call's whole-call deadline, in milliseconds. */
   readonly callTimeoutMs: number;
   /** Learns each request's workflow id, for the request log. */
@@ -113,6 +115,7 @@ export interface CallRoutes {
 export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOptions): CallRoutes {
   const { switchyard, routes, hub, callTimeoutMs } = options;
   const ending = options.ending ?? new EndingCalls();
+  const answersEarly = (surface: Surface) => surface.answersBeforeRecord && options.earlyAnswers !== false;
   const closing = new AbortController();
 
   /** Waits for the call within the request's time; a call still running after it is a 504 that names it. */
@@ -212,7 +215,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     });
     const presence = new CallerPresence(reply.raw);
     if (parsed.stream) return streamCall(surface, parsed, presence, reply, prepared);
-    const registration = surface.answersBeforeRecord ? hub.open({ answer: true }) : undefined;
+    const registration = answersEarly(surface) ? hub.open({ answer: true }) : undefined;
     try {
       const handed = registration ? handedAnswer(registration) : undefined;
       const outcome = await answerOrResult(await startForCaller(presence, prepared, registration), handed);
@@ -265,7 +268,7 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
   ) => {
     // From here on the response is written by hand, event by event.
     reply.hijack();
-    const registration = hub.open({ answer: surface.answersBeforeRecord });
+    const registration = hub.open({ answer: answersEarly(surface) });
     const streamed = new StreamedResponse({
       surface,
       renderer: surface.streamRenderer(parsed, prepared.input),

@@ -85,6 +85,13 @@ export interface GatewayOptions {
    * @default 300000
    */
   readonly callTimeoutMs?: number;
+  /**
+   * Whether Chat Completions and Messages answers go out as soon as their attempt has the answer in history,
+   * ahead of the call's record; false waits for each call to end. Workers older than this gateway do not take
+   * such calls (a JSON call fails): upgrade the workers first, or run the gateway with false until then.
+   * @default true
+   */
+  readonly earlyAnswers?: boolean;
   /** Receives one line per request (method, path, status, milliseconds, workflow id); never a key or a body. */
   readonly onRequestLog?: (line: string) => void;
 }
@@ -198,6 +205,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       hub,
       ending,
       callTimeoutMs,
+      earlyAnswers: options.earlyAnswers ?? true,
       onWorkflow: (request, workflowId) => workflowOf.set(request, workflowId),
       ...(options.keyPolicy ? { keyPolicy: options.keyPolicy } : {}),
     });

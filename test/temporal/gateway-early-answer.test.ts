@@ -201,3 +201,22 @@ test('the Responses surface waits for the call: its response is stored from the 
     expect(input.relay).toBeUndefined();
   });
 });
+
+test('a gateway started with earlyAnswers false (for older workers) answers from the record: its calls carry no relay', async () => {
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'late' });
+  await harness.withGateway(
+    async ({ openai, switchyard }) => {
+      const { data, response } = await openai.chat.completions
+        .create({ model: 'support', messages: hello })
+        .withResponse();
+      expect(data.choices[0]!.message.content).toBe('late');
+      const workflowId = response.headers.get('x-switchyard-workflow-id')!;
+      const { runId, status } = await switchyard.temporal.workflow.getHandle(workflowId).describe();
+      // Answered from the record: the call had ended when its answer went out.
+      expect(status.name).toBe('COMPLETED');
+      const input = (await startInput(switchyard, workflowId, runId)) as { relay?: unknown };
+      expect(input.relay).toBeUndefined();
+    },
+    { earlyAnswers: false },
+  );
+});

@@ -7,7 +7,7 @@ import { nonEmptyFlag, positiveIntegerFlag } from '../flag-values';
 import type { FlagTable } from '../flags';
 import { GLOBAL_FLAGS, readGlobalOptions } from '../global-options';
 import { EXIT_CODES_NOTE, renderHelp } from '../help-text';
-import { parseCommandArguments, stringFlag } from '../parse-arguments';
+import { booleanFlag, parseCommandArguments, stringFlag } from '../parse-arguments';
 import { untilInterrupted } from '../until-interrupted';
 
 export const KEYS_FLAG = {
@@ -68,6 +68,11 @@ const SERVER_FLAGS = {
     type: 'string',
     valueName: '<ms>',
     description: "one request's time: the routed call's deadline (default: 300000)",
+  },
+  'answer-after-record': {
+    type: 'boolean',
+    description:
+      'answer each request once its call has ended, not as soon as its attempt has the answer (for workers older than this gateway)',
   },
   ...KEYS_FLAG,
 } as const satisfies FlagTable;
@@ -215,6 +220,7 @@ export const serveCommand: Command = {
         ...(maxConcurrentRequestsPerKey !== undefined ? { maxConcurrentRequestsPerKey } : {}),
         ...(maxConcurrentRequests !== undefined ? { maxConcurrentRequests } : {}),
         ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
+        ...(booleanFlag(parsed, 'answer-after-record') ? { earlyAnswers: false } : {}),
         onRequestLog: (line) => io.stderr.write(`${new Date().toISOString()} ${line}\n`),
       });
     } catch (error) {
