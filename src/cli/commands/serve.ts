@@ -29,7 +29,7 @@ const SERVER_FLAGS = {
     type: 'string',
     valueName: '<url>',
     description:
-      "this gateway's URL as the workers reach it, for streamed output (default: the relay listener's http://<host>:<port>)",
+      "this gateway's URL as the workers reach it, for streamed output and answers (default: the relay listener's http://<host>:<port>)",
   },
   'relay-port': {
     type: 'string',
