@@ -48,6 +48,12 @@ import {
   workerLost,
 } from './record-histories-lost-and-cancelled';
 import { runIdOf, type Recorded, type ScenarioContext } from './record-histories-scenario';
+import {
+  HANDED_HEARTBEAT_TIMEOUT_MS,
+  HANDED_MODEL,
+  handedThenLost,
+  holdHandedAttempts,
+} from './record-histories-handed';
 
 /** A fixed queue: the server is this script's own, and a fixed name keeps re-recorded fixtures comparable. */
 const TASK_QUEUE = 'switchyard-recorder';
@@ -78,6 +84,7 @@ function recorderConfig(fake: FakeProvider): Config {
         LATE_MODEL,
         WATCH_CANCEL_MODEL,
         WATCH_ANSWER_MODEL,
+        HANDED_MODEL,
       ],
       anthropic: [
         'failover-secondary',
@@ -117,6 +124,10 @@ function recorderConfig(fake: FakeProvider): Config {
         heartbeatTimeoutMs: WATCH_HEARTBEAT_TIMEOUT_MS,
       },
       'watch-answer': { targets: [target('openai', WATCH_ANSWER_MODEL)] },
+      handed: {
+        targets: [target('openai', HANDED_MODEL), target('anthropic', 'failover-secondary')],
+        heartbeatTimeoutMs: HANDED_HEARTBEAT_TIMEOUT_MS,
+      },
     },
     defaultRoute: 'failover',
     budgets: {
@@ -461,6 +472,7 @@ const SCENARIOS = {
   lateAnswerAfterCancel,
   cancelWatch,
   watchThenAnswer,
+  handedThenLost,
 };
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
@@ -524,7 +536,7 @@ async function main(): Promise<void> {
       connection: nativeConnection,
       taskQueue: TASK_QUEUE,
       providers: createProviderRegistry(config, { ...TEST_API_KEYS }),
-      workerOptions: { interceptors: { activity: [stallFirstLostAttempt()] } },
+      workerOptions: { interceptors: { activity: [stallFirstLostAttempt(), holdHandedAttempts()] } },
     });
     const switchyard = new SwitchyardClient({ client, taskQueue: TASK_QUEUE, config });
     const recorded = await worker.runUntil(
