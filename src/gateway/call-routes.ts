@@ -118,12 +118,15 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
   const answersEarly = (surface: Surface) => surface.answersBeforeRecord && options.earlyAnswers !== false;
   const closing = new AbortController();
 
-  /** Waits for the call within the request's time; a call still running after it is a 504 that names it. */
-  const waitForResult = async (handle: RoutedCallHandle): Promise<RoutedCallResult> => {
+  /**
+   * Waits for the call within the request's time; a call still running after it is a 504 that names it. `stop`
+   * ends the wait early (the answer came from the attempt): it then rejects, and nobody reads why.
+   */
+  const waitForResult = async (handle: RoutedCallHandle, stop?: AbortSignal): Promise<RoutedCallResult> => {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), callTimeoutMs + WAIT_GRACE_MS);
     try {
-      const signal = AbortSignal.any([abort.signal, closing.signal]);
+      const signal = AbortSignal.any([abort.signal, closing.signal, ...(stop ? [stop] : [])]);
       return await switchyard.temporal.withAbortSignal(signal, () => handle.result());
     } catch (error) {
       if (closing.signal.aborted) {
@@ -240,21 +243,24 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
 
   /**
    * The answer an attempt handed over, or the call's result, whichever comes first. A handed answer is in history
-   * already, and the call ends with it; reads of the call wait (see {@link EndingCalls}) until the result came.
+   * already, and the call ends with it: the wait for the result stops there, and only a read of the call soon
+   * after waits for its end (see {@link EndingCalls}).
    */
   const answerOrResult = async (
     handle: RoutedCallHandle,
     handed: Promise<RelayAnswer> | undefined,
   ): Promise<{ push: RelayAnswer } | { result: RoutedCallResult }> => {
     if (!handed) return { result: await waitForResult(handle) };
-    const result = waitForResult(handle);
+    const stop = new AbortController();
+    const result = waitForResult(handle, stop.signal);
     const outcome = await Promise.race([
       handed.then((push) => ({ push })),
       result.then((value) => ({ result: value })),
     ]);
     if ('push' in outcome) {
-      ending.answered(handle.workflowId);
-      void result.catch(() => undefined).finally(() => ending.ended(handle.workflowId));
+      stop.abort();
+      result.catch(() => undefined);
+      ending.answered(handle.workflowId, () => waitForResult(handle));
     }
     return outcome;
   };
@@ -277,26 +283,30 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       route: prepared.route,
       identity: (model) => identityOf(surface, parsed, prepared.workflowId, model),
     });
+    // The stream ended from the attempt's answer: nothing more is needed of the call's result.
+    const handed = new AbortController();
     // Set before the call starts: its first attempt may push before start() has even returned.
     registration.onPush = (push) => {
       const status = streamed.accept(push);
       if ('answer' in push && status === RelayReply.accepted) {
         // The stream is over: nothing more may come through this relay.
         registration.close();
-        ending.answered(prepared.workflowId);
+        handed.abort();
+        ending.answered(prepared.workflowId, () => waitForResult(switchyard.handle(prepared.workflowId)));
       }
       return status;
     };
     try {
-      streamed.finish(await waitForResult(await startForCaller(presence, prepared, registration)));
+      const handle = await startForCaller(presence, prepared, registration);
+      if (!handed.signal.aborted) streamed.finish(await waitForResult(handle, handed.signal));
     } catch (error) {
+      if (handed.signal.aborted) return;
       const failure = withWorkflow(error, prepared.workflowId);
       recordRequestError(reply.request, failure.code);
       streamed.fail(failure);
     } finally {
       // Fastify's onResponse hook still logs the hijacked response when it ends.
       registration.close();
-      ending.ended(prepared.workflowId);
     }
   };
 
