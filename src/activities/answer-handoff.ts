@@ -1,7 +1,7 @@
 // Hands an attempt's whole answer to the gateway's relay once history holds it, ahead of the call's record. Worker side.
 import { RelayReply, type RelayAnswer, type RelayTarget } from '../config/relay';
 import type { AnswerHandoff, AttemptSuccess } from './attempt-types';
-import { postToRelay, type RelayPolicy } from './relay-client';
+import { isConnectionRefused, postToRelay, type RelayPolicy } from './relay-client';
 import { relayOriginAllowed } from './relay-origins';
 import type { HeartbeatReceipt } from './sending-mark';
 
@@ -24,9 +24,17 @@ export interface AnswerHandoffFacts {
 }
 
 /**
+ * How long the attempt waits for the gateway to take a handed answer, in milliseconds. The call's record waits
+ * behind it (the activity completes after), so a gateway the workers cannot reach costs each call this at most;
+ * past it the answer comes with the call's result as usual.
+ */
+export const HANDOFF_PUSH_TIMEOUT_MS = 1_000;
+
+/**
  * Hands one answer over: `record` makes it part of every heartbeat of the attempt from now on and waits for the
- * server's receipt of one, then the answer goes to the relay. Resolves to whether the gateway took it; never
- * throws (the answer still reaches the gateway with the call's result).
+ * server's receipt of one, then the answer goes to the relay. Resolves to whether the caller may hold the answer
+ * now (the gateway took it, or its answer never came and it may have); never throws (the answer still reaches
+ * the gateway with the call's result).
  */
 export type HandOffAnswer = (
   facts: AnswerHandoffFacts,
@@ -52,11 +60,13 @@ export function createAnswerHandoff(policy: RelayPolicy = {}): HandOffAnswer {
       route: handoff.route,
       fallbacks: handoff.requestsBefore,
       totalCostNanoUsd: handoff.costBeforeNanoUsd + facts.costNanoUsd,
+      createdAtMs: handoff.firstStartedAtMs ?? Date.now() - success.latencyMs,
     };
     try {
-      return (await postToRelay(relay, push)) === RelayReply.accepted;
-    } catch {
-      return false;
+      return (await postToRelay(relay, push, HANDOFF_PUSH_TIMEOUT_MS)) === RelayReply.accepted;
+    } catch (error) {
+      // A refused connection delivered nothing; a timeout or a reset may have.
+      return !isConnectionRefused(error);
     }
   };
 }

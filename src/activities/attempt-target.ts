@@ -261,8 +261,8 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
                 },
               )
             : undefined;
-        const [closed] = await Promise.all([close(charge, BreakerOutcome.success), handing]);
-        return { ...success, ...closed };
+        const [closed, handedOver] = await Promise.all([close(charge, BreakerOutcome.success), handing]);
+        return { ...success, ...closed, ...(handedOver ? { handedOver: true as const } : {}) };
       } catch (error) {
         if (!(error instanceof ApplicationFailure)) throw error;
         const details = error.details?.[0] as AttemptFailureDetails;

@@ -71,6 +71,8 @@ export interface AnswerHandoff {
   readonly requestsBefore: number;
   /** What the call's earlier attempts cost, in nano-USD. */
   readonly costBeforeNanoUsd: number;
+  /** When the call's first attempt started, epoch milliseconds; absent when this attempt is the first. */
+  readonly firstStartedAtMs?: number;
 }
 
 /** What an attempt's worker settles on its own, so that a healthy call costs its workflow no further step. */
@@ -129,5 +131,10 @@ export interface TargetAttemptRefusal extends AttemptSettlement {
 }
 
 export type TargetAttemptResult =
-  | (AttemptSuccess & AttemptSettlement & { readonly refused?: undefined })
+  | (AttemptSuccess &
+      AttemptSettlement & {
+        readonly refused?: undefined;
+        /** The answer went to the gateway's caller ahead of the record (or may have): it is the call's answer. */
+        readonly handedOver?: true;
+      })
   | TargetAttemptRefusal;

@@ -126,13 +126,17 @@ export class RelayPusher {
   }
 }
 
-/** Sends one push to `relay` and answers the HTTP status it got; throws when no answer came. */
-export async function postToRelay(relay: RelayTarget, push: RelayPush): Promise<number> {
+/** Sends one push to `relay` and answers the HTTP status it got; throws when no answer came in `timeoutMs`. */
+export async function postToRelay(
+  relay: RelayTarget,
+  push: RelayPush,
+  timeoutMs = PUSH_TIMEOUT_MS,
+): Promise<number> {
   const response = await fetch(relay.url, {
     method: 'POST',
     headers: { authorization: `Bearer ${relay.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(push),
-    signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
     // The relay is the gateway's own endpoint: a redirect would carry the token and the answer elsewhere.
     redirect: 'error',
   });
@@ -146,7 +150,7 @@ function errorCode(error: unknown): string {
   return (error as Error | undefined)?.name ?? 'unknown';
 }
 
-function isConnectionRefused(error: unknown): boolean {
+export function isConnectionRefused(error: unknown): boolean {
   return errorCode(error) === 'ECONNREFUSED';
 }
 

@@ -104,6 +104,8 @@ export const RelayAnswerSchema = z.object({
   fallbacks: z.number().int().min(0),
   /** The call's cost with this attempt's, in nano-USD: the record's `totalCostNanoUsd`. */
   totalCostNanoUsd: z.number().int().min(0),
+  /** When the call's first attempt started, epoch milliseconds: the response's creation time, as the record's. */
+  createdAtMs: z.number().int().min(0),
 });
 export type RelayAnswer = z.infer<typeof RelayAnswerSchema>;
 

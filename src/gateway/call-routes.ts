@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RelayReply, type RelayAnswer } from '../config/relay';
 import type { RoutedCallHandle, SwitchyardClient } from '../client/switchyard-client';
-import type { RoutedCallResult, RoutingRecord } from '../routing/routing-record';
+import type { RoutedCallResult } from '../routing/routing-record';
 import { anthropicSurface } from './anthropic-surface';
 import { prepareCall, type PreparedCall } from './call-input';
 import type { GatewayRoutes } from './gateway-routes';
@@ -20,7 +20,7 @@ import { responseIdOf } from './response-id';
 import { withItemReferences } from './responses-item-references';
 import { conversationBefore } from './responses-state';
 import { responsesSurface } from './responses-surface';
-import { responseTimesOf } from './responses-times';
+import { responseTimesOf, type ResponseTimes } from './responses-times';
 import { ROUTING_HEADERS, routingHeaders, summaryOf, summaryOfHandedAnswer } from './routing-summary';
 import { StreamedResponse } from './streamed-response';
 import type { Answer, ResponseIdentity, Surface, SurfaceRequest } from './surface';
@@ -64,15 +64,16 @@ export interface CallRoutesOptions {
 }
 
 /**
- * `record` is the ended call's: its times (workflow time) then date the response, so a stored response read back
- * later says what it said when answered. A stream starts before any record, on the gateway's clock.
+ * `times` are the ended call's record's (workflow time), or the handed answer's first attempt's start: they date
+ * the response, so a stored response read back later says what it said when answered. A stream starts before
+ * any record, on the gateway's clock.
  */
 function identityOf(
   surface: Surface,
   parsed: SurfaceRequest,
   workflowId: string,
   model: string,
-  record?: RoutingRecord,
+  times: ResponseTimes = {},
 ): ResponseIdentity {
   const digest = createHash('sha256').update(workflowId).digest('hex').slice(0, 24);
   const id =
@@ -81,7 +82,6 @@ function identityOf(
       : surface.name === 'openai'
         ? `chatcmpl-${digest}`
         : `msg_${digest}`;
-  const times = responseTimesOf(record);
   return {
     id,
     model,
@@ -229,8 +229,12 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
       const answer = 'push' in outcome ? answerOf(outcome.push) : outcome.result.answer;
       const model =
         'push' in outcome ? outcome.push.target.model : (outcome.result.record.servedBy?.model ?? 'unknown');
-      const record = 'push' in outcome ? undefined : outcome.result.record;
-      const identity = identityOf(surface, parsed, prepared.workflowId, model, record);
+      // An answer from the attempt dates from the call's first attempt, as the record will.
+      const times =
+        'push' in outcome
+          ? { created: Math.floor(outcome.push.createdAtMs / 1000) }
+          : responseTimesOf(outcome.result.record);
+      const identity = identityOf(surface, parsed, prepared.workflowId, model, times);
       return reply
         .headers(routingHeaders(routing))
         .send(surface.answer(answer, identity, routing, parsed, prepared.input));
@@ -260,7 +264,9 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
     if ('push' in outcome) {
       stop.abort();
       result.catch(() => undefined);
-      ending.answered(handle.workflowId, () => waitForResult(handle));
+      ending.answered(handle.workflowId, (signal) =>
+        switchyard.temporal.withAbortSignal(signal, () => handle.result()),
+      );
     }
     return outcome;
   };
@@ -292,7 +298,9 @@ export function registerCallRoutes(scope: FastifyInstance, options: CallRoutesOp
         // The stream is over: nothing more may come through this relay.
         registration.close();
         handed.abort();
-        ending.answered(prepared.workflowId, () => waitForResult(switchyard.handle(prepared.workflowId)));
+        ending.answered(prepared.workflowId, (signal) =>
+          switchyard.temporal.withAbortSignal(signal, () => switchyard.handle(prepared.workflowId).result()),
+        );
       }
       return status;
     };

@@ -10,33 +10,50 @@ export const ENDING_WAIT_MS = 5_000;
 /** How long after its answer a call is remembered here, in milliseconds: reads after that find it ended. */
 const REMEMBERED_MS = 30_000;
 
+/** Waits for the call to end; rejects when `signal` aborts first. */
+export type WaitForEnd = (signal: AbortSignal) => Promise<unknown>;
+
+interface Entry {
+  readonly wait: WaitForEnd;
+  /** The one wait in progress, shared by every read of the call meanwhile. */
+  waiting?: Promise<boolean>;
+}
+
 /**
  * A caller who got its answer ahead of the call's record and asks for the record at once (`GET /v1/generation`)
  * should read the ended call, as it would have had it waited for the record. The gateway that answered knows
- * which calls are in that state, and waits for their end only when asked: nobody else needs it. Another
- * gateway's reader may see the call still running for a few milliseconds.
+ * which calls are in that state, and waits for their end only when asked, once for all readers and never longer
+ * than {@link ENDING_WAIT_MS}. Another gateway's reader may see the call still running for a few milliseconds.
  */
 export class EndingCalls {
-  private readonly calls = new Map<string, () => Promise<unknown>>();
+  private readonly calls = new Map<string, Entry>();
 
-  /** The call's answer went out; `ended` resolves (or rejects) once the call has ended. */
-  answered(workflowId: string, ended: () => Promise<unknown>): void {
-    this.calls.set(workflowId, ended);
+  /** The call's answer went out; `wait` waits for it to end. */
+  answered(workflowId: string, wait: WaitForEnd): void {
+    const entry: Entry = { wait };
+    this.calls.set(workflowId, entry);
     setTimeout(() => {
-      if (this.calls.get(workflowId) === ended) this.calls.delete(workflowId);
+      if (this.calls.get(workflowId) === entry) this.calls.delete(workflowId);
     }, REMEMBERED_MS).unref();
   }
 
-  /** Resolves once the call ended, when its answer went out from here lately; at once otherwise. */
-  async settled(workflowId: string, maxMs = ENDING_WAIT_MS): Promise<void> {
-    const ended = this.calls.get(workflowId);
-    if (!ended) return;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = ended().then(
-      () => this.calls.delete(workflowId),
-      () => undefined,
+  /**
+   * Waits for the call to end when its answer went out from here lately: resolves to whether it was such a call
+   * and has ended since; false at once for any other call, and after {@link ENDING_WAIT_MS} for one still running.
+   */
+  async settled(workflowId: string): Promise<boolean> {
+    const entry = this.calls.get(workflowId);
+    if (!entry) return false;
+    entry.waiting ??= entry.wait(AbortSignal.timeout(ENDING_WAIT_MS)).then(
+      () => {
+        if (this.calls.get(workflowId) === entry) this.calls.delete(workflowId);
+        return true;
+      },
+      () => {
+        entry.waiting = undefined;
+        return false;
+      },
     );
-    await Promise.race([waited, new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs)))]);
-    clearTimeout(timer);
+    return entry.waiting;
   }
 }

@@ -121,6 +121,8 @@ export async function readGenerationAudit(
   switchyard: SwitchyardClient,
   id: string,
   key: StoredKey,
+  /** Calls this gateway answered ahead of their record: read once they have ended. @default none */
+  ending?: EndingCalls,
 ): Promise<GenerationAudit> {
   if (!GATEWAY_CALL_ID.test(id)) throw notFound(id);
   let description: WorkflowExecutionDescription;
@@ -134,8 +136,9 @@ export async function readGenerationAudit(
     throw error;
   }
   if (!keyMadeCall(input, key)) throw notFound(id);
+  // A call this gateway answered ahead of its record is read once it has ended, as its caller would expect.
+  const running = callStatusOf(description.status.name) === 'in_progress' && !(await ending?.settled(id));
   // A running call's attempts are asked of its worker (a query), which may be busy or gone: bounded.
-  const running = callStatusOf(description.status.name) === 'in_progress';
   let inspection: RoutedCallInspection;
   try {
     inspection = running
@@ -176,10 +179,7 @@ export function registerGenerationRoute(
   switchyard: SwitchyardClient,
   ending?: EndingCalls,
 ): void {
-  scope.get('/v1/generation', async (request) => {
-    const id = idOf(request);
-    // A call this gateway answered ahead of its record is read once it has ended, as its caller would expect.
-    await ending?.settled(id);
-    return readGenerationAudit(switchyard, id, gatewayKeyOf(request));
-  });
+  scope.get('/v1/generation', async (request) =>
+    readGenerationAudit(switchyard, idOf(request), gatewayKeyOf(request), ending),
+  );
 }

@@ -127,6 +127,30 @@ test('an attempt lost after its answer went out: the call ends with that answer 
   );
 });
 
+test('a call cancelled after its answer went out ends with that answer, not Cancelled', async () => {
+  harness.fake.script('gpt-primary', { kind: 'answer', text: 'already yours' });
+  const held = holdAttemptCompletions();
+  await harness.withGateway(
+    async ({ openai, switchyard }) => {
+      const { data, response } = await answeredWithin(
+        openai.chat.completions.create({ model: 'support', messages: hello }).withResponse(),
+      );
+      expect(data.choices[0]!.message.content).toBe('already yours');
+      const handle = switchyard.temporal.workflow.getHandle(
+        response.headers.get('x-switchyard-workflow-id')!,
+      );
+      // Cancelled while the attempt that handed the answer over has not completed.
+      await handle.cancel();
+      held.release();
+      const result = (await handle.result()) as RoutedCallResult;
+      expect(result.answer.text).toBe('already yours');
+      expect(result.record.servedBy).toMatchObject({ model: 'gpt-primary' });
+    },
+    {},
+    held.workerOptions,
+  );
+});
+
 test('a stream ends while its attempt has not yet completed, with the closing usage chunk', async () => {
   harness.fake.script('gpt-primary', {
     kind: 'answer',

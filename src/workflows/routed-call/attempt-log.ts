@@ -64,6 +64,12 @@ export class AttemptLog {
     return addNano(...this.attempts.map((attempt) => attempt.costNanoUsd));
   }
 
+  /** When the earliest attempt so far started, epoch milliseconds (as a response's creation time reads it). */
+  get firstStartedAtMs(): number | undefined {
+    const starts = this.attempts.map((attempt) => Date.parse(attempt.startedAt)).filter(Number.isFinite);
+    return starts.length > 0 ? Math.min(...starts) : undefined;
+  }
+
   /** Attempts that sent (or tried to send) a request, as opposed to skips. */
   get requestsMade(): number {
     return this.attempts.filter((attempt) => attempt.outcome !== AttemptOutcome.skipped).length;

@@ -103,9 +103,15 @@ export async function judgeAttempt(walk: WalkParts, ran: RanAttempt): Promise<At
       },
       { model: outcome.result.model, usage: answer.usage },
     );
-    if (CancellationScope.current().consideredCancelled && patched(LATE_ANSWER_AFTER_CANCEL_PATCH)) {
+    if (
+      CancellationScope.current().consideredCancelled &&
+      !outcome.handedOver &&
+      patched(LATE_ANSWER_AFTER_CANCEL_PATCH)
+    ) {
       // The caller asked to stop before this answer reached the call (its attempt had not heard yet): the answer
-      // is paid for, as recorded, but the caller who left gets Cancelled, never an answer after its cancel.
+      // is paid for, as recorded, but the caller who left gets Cancelled, never an answer after its cancel. An
+      // answer already handed to the gateway's caller is the call's answer all the same (read from history, so no
+      // command changes for calls recorded before).
       const error = new CancelledFailure('routed call cancelled before its answer arrived');
       return { kind: 'stopped', error, forGood: true };
     }

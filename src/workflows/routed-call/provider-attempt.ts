@@ -68,6 +68,8 @@ export type ProviderAttemptOutcome =
       readonly result: GenerationResult;
       readonly charge: AttemptCharge;
       readonly latencyMs: number;
+      /** The answer went to the gateway's caller ahead of the record (or may have): the call ends with it. */
+      readonly handedOver?: true;
     } & AttemptSettlement)
   | ({
       readonly succeeded: false;
@@ -154,6 +156,7 @@ export async function runTargetAttempt(
       latencyMs: outcome.latencyMs,
       settled: outcome.settled ?? false,
       reported: outcome.reported ?? false,
+      ...(outcome.handedOver ? { handedOver: true } : {}),
     };
   } catch (error) {
     const handed = answerHandedOver(error);
@@ -167,6 +170,7 @@ export async function runTargetAttempt(
         latencyMs: handed.latencyMs,
         settled: false,
         reported: false,
+        handedOver: true,
       };
     }
     const failed = failedOutcome(error, input, startedAt);

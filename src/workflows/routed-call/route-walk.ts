@@ -402,6 +402,9 @@ export class RouteWalk {
                 route: this.route.name,
                 requestsBefore: this.log.requestsMade,
                 costBeforeNanoUsd: this.log.costNanoUsd,
+                ...(this.log.firstStartedAtMs !== undefined
+                  ? { firstStartedAtMs: this.log.firstStartedAtMs }
+                  : {}),
               },
             }
           : {}),

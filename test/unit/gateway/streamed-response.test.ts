@@ -192,6 +192,7 @@ function handed(attemptId: string, text: string): RelayAnswer {
     route: 'r',
     fallbacks: 1,
     totalCostNanoUsd: 2_500,
+    createdAtMs: 1_700_000_000_000,
   };
 }
 
