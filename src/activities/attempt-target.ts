@@ -14,6 +14,7 @@ import type {
   TargetAttemptResult,
 } from './attempt-types';
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
+import { ACKNOWLEDGED_BEAT_GAP_MS, AcknowledgedBeats } from './acknowledged-beats';
 import type { HandOffAnswer } from './answer-handoff';
 import { awaitCancellation, EXPIRED, ReservingHeartbeat, within } from './attempt-liveness';
 import { AttemptHeartbeat, heartbeatIntervalMs, type createProviderCall } from './call-provider';
@@ -75,10 +76,23 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
   return async function attemptTarget(input: TargetAttemptInput): Promise<TargetAttemptResult> {
     const context = Context.current();
     const startedAt = Date.now();
-    // No beat before the sending mark: a late one could overwrite it on the server (see sending-mark.ts).
-    const heartbeat = new AttemptHeartbeat(context, true);
-    const { reservation, breaker } = input;
     const taskToken = context.info.taskToken;
+    // An attempt that may hand its answer over records it in a heartbeat: its beats go one at a time through the
+    // client, so that no older beat can land after that one (see acknowledged-beats.ts).
+    const handsOver = input.handoff !== undefined && input.relay?.answer === true;
+    // No beat before the sending mark: a late one could overwrite it on the server (see sending-mark.ts).
+    const heartbeat = new AttemptHeartbeat(
+      context,
+      true,
+      handsOver
+        ? new AcknowledgedBeats({
+            record: (details) => recordHeartbeat(taskToken, details),
+            onNews: (details) => context.heartbeat(details),
+            minGapMs: ACKNOWLEDGED_BEAT_GAP_MS,
+          })
+        : undefined,
+    );
+    const { reservation, breaker } = input;
 
     /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
     const report = (outcome: BreakerOutcome, failureClass?: FailureClass, retryAfterMs?: number) =>
@@ -245,7 +259,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         // The gateway's caller gets the answer now, while the ledger and the breaker hear of it, and the call's
         // record follows. The handoff records the answer in the attempt's heartbeat first.
         const handing =
-          input.handoff && input.relay?.answer
+          handsOver && input.handoff && input.relay
             ? handOffAnswer(
                 {
                   relay: input.relay,
@@ -255,10 +269,7 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
                   success,
                   costNanoUsd: charge.costNanoUsd,
                 },
-                (answered) => {
-                  heartbeat.answered(answered);
-                  return recordHeartbeat(taskToken, heartbeat.current);
-                },
+                (answered) => heartbeat.answered(answered),
               )
             : undefined;
         const [closed, handedOver] = await Promise.all([close(charge, BreakerOutcome.success), handing]);

@@ -11,7 +11,9 @@ import type {
   AttemptSuccess,
 } from './attempt-types';
 import { MissingApiKeyError, type ProviderRegistry } from './provider-registry';
+import type { AcknowledgedBeats } from './acknowledged-beats';
 import { RelayPusher, type RelayPolicy } from './relay-client';
+import type { HeartbeatReceipt } from './sending-mark';
 
 function attemptFailure(
   failureClass: FailureClass,
@@ -48,10 +50,13 @@ export class AttemptHeartbeat {
    * @param deferred Beat only from {@link sending} on: before it, nothing may overwrite the sending mark's
    * absence with a late beat (the attempt keeps itself alive another way while it reserves).
    * @default false: beating from now on
+   * @param acknowledged Every beat through this channel instead of the worker's own path, in order (an attempt
+   * that may record its answer in a heartbeat, see {@link answered}). @default the worker's own path
    */
   constructor(
     private readonly context: Context,
     deferred = false,
+    private readonly acknowledged?: AcknowledgedBeats,
   ) {
     this.details = {};
     if (!deferred) this.start();
@@ -63,7 +68,8 @@ export class AttemptHeartbeat {
   }
 
   beat(): void {
-    this.context.heartbeat(this.details);
+    if (this.acknowledged) this.acknowledged.beat(this.details);
+    else this.context.heartbeat(this.details);
   }
 
   /** What every beat says now (for a beat sent another way, which must not say less). */
@@ -85,16 +91,19 @@ export class AttemptHeartbeat {
   }
 
   /**
-   * From now on every beat carries the whole answer (see {@link AttemptHeartbeatDetails.answered}), so none that
-   * follows the acknowledged one says less; one goes out at once through the worker's own path too.
+   * From now on every beat carries the whole answer (see {@link AttemptHeartbeatDetails.answered}); one goes out
+   * at once and resolves to the server's receipt. Only on the acknowledged channel, where no beat sent before it
+   * can land after it: on the worker's own path the answer is never taken as recorded (`unrecorded`).
    */
-  answered(success: AttemptSuccess): void {
+  async answered(success: AttemptSuccess): Promise<HeartbeatReceipt> {
+    if (!this.acknowledged) return 'unrecorded';
     this.details = { ...this.details, answered: success };
-    this.beat();
+    return this.acknowledged.now(this.details);
   }
 
   stop(): void {
     clearInterval(this.timer);
+    this.acknowledged?.stop();
   }
 }
 
