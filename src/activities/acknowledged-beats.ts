@@ -52,6 +52,14 @@ export class AcknowledgedBeats {
     return this.send(details);
   }
 
+  /**
+   * A beat with the current details was just recorded another way (the sending mark): the next one waits its gap,
+   * rather than saying the same again at once.
+   */
+  recordedElsewhere(): void {
+    this.lastSentAt = Date.now();
+  }
+
   /** No beat leaves after this; one in flight is answered as usual. */
   stop(): void {
     this.stopped = true;

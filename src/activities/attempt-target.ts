@@ -81,17 +81,14 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
     // client, so that no older beat can land after that one (see acknowledged-beats.ts).
     const handsOver = input.handoff !== undefined && input.relay?.answer === true;
     // No beat before the sending mark: a late one could overwrite it on the server (see sending-mark.ts).
-    const heartbeat = new AttemptHeartbeat(
-      context,
-      true,
-      handsOver
-        ? new AcknowledgedBeats({
-            record: (details) => recordHeartbeat(taskToken, details),
-            onNews: (details) => context.heartbeat(details),
-            minGapMs: ACKNOWLEDGED_BEAT_GAP_MS,
-          })
-        : undefined,
-    );
+    const acknowledged = handsOver
+      ? new AcknowledgedBeats({
+          record: (details) => recordHeartbeat(taskToken, details),
+          onNews: (details) => context.heartbeat(details),
+          minGapMs: ACKNOWLEDGED_BEAT_GAP_MS,
+        })
+      : undefined;
+    const heartbeat = new AttemptHeartbeat(context, true, acknowledged);
     const { reservation, breaker } = input;
 
     /** Tells the breaker (when it needs to hear); undefined when that failed, so the workflow reports. */
@@ -229,6 +226,8 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         );
         return { refused: true, tooLate: true, settled, reported };
       }
+      // The mark said what the first beat would: on the acknowledged channel it need not be said again at once.
+      acknowledged?.recordedElsewhere();
       heartbeat.sending();
       // Aborted when the caller left: a gateway's client closed its stream, or the call was cancelled.
       const callerLeft = new AbortController();
