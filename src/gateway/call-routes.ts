@@ -11,6 +11,7 @@ import type { StoredKey } from './gateway-key';
 import type { KeyPolicy } from './key-policy';
 import { CallerPresence } from './caller-presence';
 import { EndingCalls } from './ending-calls';
+import { answerOf, handedAnswer } from './handed-answer';
 import { gatewayKeyOf, header } from './gateway-authentication';
 import { GatewayError, GatewayErrorKind, toGatewayError } from './gateway-error';
 import { openAISurface } from './openai-surface';
@@ -23,25 +24,7 @@ import { responsesSurface } from './responses-surface';
 import { responseTimesOf, type ResponseTimes } from './responses-times';
 import { ROUTING_HEADERS, routingHeaders, summaryOf, summaryOfHandedAnswer } from './routing-summary';
 import { StreamedResponse } from './streamed-response';
-import type { Answer, ResponseIdentity, Surface, SurfaceRequest } from './surface';
-
-/** The first whole answer an attempt pushes to `registration`; pieces have no place in a whole-answer response. */
-function handedAnswer(registration: RelayRegistration): Promise<RelayAnswer> {
-  return new Promise((resolve) => {
-    registration.onPush = (push) => {
-      if (!('answer' in push)) return RelayReply.gone;
-      registration.onPush = () => RelayReply.gone;
-      resolve(push);
-      return RelayReply.accepted;
-    };
-  });
-}
-
-/** A handed answer as the call's result holds it (the target is the record's, not the answer's). */
-function answerOf(push: RelayAnswer): Answer {
-  const { provider: _provider, model: _model, ...answer } = push.answer;
-  return answer;
-}
+import type { ResponseIdentity, Surface, SurfaceRequest } from './surface';
 
 /** Beyond the call's deadline, how long the gateway still waits for the workflow to report it, in milliseconds. */
 const WAIT_GRACE_MS = 15_000;

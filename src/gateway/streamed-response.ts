@@ -5,6 +5,7 @@ import type { ReasoningPart } from '../config/request';
 import type { OutputDelta } from '../providers/types';
 import type { RoutedCallResult } from '../routing/routing-record';
 import { GatewayError, GatewayErrorKind } from './gateway-error';
+import { answerOf } from './handed-answer';
 import {
   ROUTING_HEADERS,
   routingHeaders,
@@ -105,8 +106,7 @@ export class StreamedResponse {
   private acceptAnswer(push: RelayAnswer): number {
     if (this.closed) return RelayReply.gone;
     if (this.owner !== undefined && this.owner !== push.attemptId) return RelayReply.superseded;
-    const { provider: _provider, model: _model, ...answer } = push.answer;
-    this.complete(answer, summaryOfHandedAnswer(this.options.workflowId, push), push.target.model);
+    this.complete(answerOf(push), summaryOfHandedAnswer(this.options.workflowId, push), push.target.model);
     return RelayReply.accepted;
   }
 

@@ -196,26 +196,33 @@ function handed(attemptId: string, text: string): RelayAnswer {
   };
 }
 
-test('a handed answer ends the stream with its rest; the result that follows writes nothing more', async () => {
+/**
+ * The caller's view of a stream whose attempt-1 pushed `piece`, then `push` came, then the call's result: the
+ * lines written, the relay statuses the two pushes got, and whether the response had ended before the result.
+ */
+async function streamedWithHandoff(piece: string, push: RelayAnswer, resultText: string) {
   const replies: number[] = [];
-  const finished: string[] = [];
+  let closedBeforeResult = false;
   respond = (response) => {
-    replies.push(
-      response.accept({
-        attemptId: 'attempt-1',
-        target: TARGET,
-        sequence: 0,
-        deltas: [{ type: 'text', text: 'Par' }],
-      }),
-    );
-    replies.push(response.accept(handed('attempt-1', 'Paris.')));
-    finished.push(String(response.closed));
-    response.finish(answerOf({ text: 'Paris.' }));
+    const deltas = [{ type: 'text' as const, text: piece }];
+    replies.push(response.accept({ attemptId: 'attempt-1', target: TARGET, sequence: 0, deltas }));
+    replies.push(response.accept(push));
+    closedBeforeResult = response.closed;
+    response.finish(answerOf({ text: resultText }));
   };
   const { port } = server.address() as AddressInfo;
   const lines = (await (await fetch(`http://127.0.0.1:${port}/`)).text()).split('\n').filter(Boolean);
+  return { lines, replies, closedBeforeResult };
+}
+
+test('a handed answer ends the stream with its rest; the result that follows writes nothing more', async () => {
+  const { lines, replies, closedBeforeResult } = await streamedWithHandoff(
+    'Par',
+    handed('attempt-1', 'Paris.'),
+    'Paris.',
+  );
   expect(replies).toEqual([200, 200]);
-  expect(finished).toEqual(['true']);
+  expect(closedBeforeResult).toBe(true);
   expect(parsed(lines)).toEqual([
     { type: 'text', text: 'Par' },
     { type: 'text', text: 'is.' },
@@ -224,22 +231,13 @@ test('a handed answer ends the stream with its rest; the result that follows wri
 });
 
 test("another attempt's handed answer is superseded: the stream keeps the attempt that began it", async () => {
-  const replies: number[] = [];
-  respond = (response) => {
-    replies.push(
-      response.accept({
-        attemptId: 'attempt-1',
-        target: TARGET,
-        sequence: 0,
-        deltas: [{ type: 'text', text: 'A' }],
-      }),
-    );
-    replies.push(response.accept(handed('attempt-2', 'B')));
-    response.finish(answerOf({ text: 'AB' }));
-  };
-  const { port } = server.address() as AddressInfo;
-  const lines = (await (await fetch(`http://127.0.0.1:${port}/`)).text()).split('\n').filter(Boolean);
+  const { lines, replies, closedBeforeResult } = await streamedWithHandoff(
+    'A',
+    handed('attempt-2', 'B'),
+    'AB',
+  );
   expect(replies).toEqual([200, 409]);
+  expect(closedBeforeResult).toBe(false);
   expect(parsed(lines)).toEqual([
     { type: 'text', text: 'A' },
     { type: 'text', text: 'B' },
