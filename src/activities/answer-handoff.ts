@@ -1,9 +1,12 @@
 // Hands an attempt's whole answer to the gateway's relay once history holds it, ahead of the call's record. Worker side.
+import type { Context } from '@temporalio/activity';
 import { RelayReply, type RelayAnswer, type RelayTarget } from '../config/relay';
-import type { AnswerHandoff, AttemptSuccess } from './attempt-types';
+import { ACKNOWLEDGED_BEAT_GAP_MS, AcknowledgedBeats } from './acknowledged-beats';
+import type { AnswerHandoff, AttemptSuccess, TargetAttemptInput } from './attempt-types';
+import type { AttemptHeartbeat } from './call-provider';
 import { isConnectionRefused, postToRelay, type RelayPolicy } from './relay-client';
 import { relayOriginAllowed } from './relay-origins';
-import type { HeartbeatReceipt } from './sending-mark';
+import type { HeartbeatReceipt, RecordHeartbeat } from './sending-mark';
 
 /**
  * Largest answer handed over ahead of the record, as JSON characters. It rides in a heartbeat first, and the
@@ -69,4 +72,48 @@ export function createAnswerHandoff(policy: RelayPolicy = {}): HandOffAnswer {
       return !isConnectionRefused(error);
     }
   };
+}
+
+/**
+ * The heartbeat channel of an attempt that may hand its answer over (its call's relay takes answers): its beats go
+ * one at a time through the client, so that no older beat can land after the one holding the answer (see
+ * acknowledged-beats.ts). Undefined for any other attempt, whose beats take the worker's own path.
+ */
+export function handoffBeats(
+  input: TargetAttemptInput,
+  context: Context,
+  recordHeartbeat: RecordHeartbeat,
+): AcknowledgedBeats | undefined {
+  if (input.handoff === undefined || input.relay?.answer !== true) return undefined;
+  const { taskToken } = context.info;
+  return new AcknowledgedBeats({
+    record: (details) => recordHeartbeat(taskToken, details),
+    onNews: (details) => context.heartbeat(details),
+    minGapMs: ACKNOWLEDGED_BEAT_GAP_MS,
+  });
+}
+
+/**
+ * Hands the attempt's answer to its call's relay when the call asks for it (the heartbeat is on the acknowledged
+ * channel then): resolves to whether the caller may hold it now; false at once when the call does not ask.
+ */
+export async function handOverIfAsked(
+  handOffAnswer: HandOffAnswer,
+  attempt: { input: TargetAttemptInput; context: Context; heartbeat: AttemptHeartbeat },
+  success: AttemptSuccess,
+  costNanoUsd: number,
+): Promise<boolean> {
+  const { input, context, heartbeat } = attempt;
+  if (!input.handoff || !input.relay?.answer) return false;
+  return handOffAnswer(
+    {
+      relay: input.relay,
+      handoff: input.handoff,
+      attemptId: context.info.activityId,
+      target: input.target,
+      success,
+      costNanoUsd,
+    },
+    (answered) => heartbeat.answered(answered),
+  );
 }

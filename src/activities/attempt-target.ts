@@ -14,8 +14,7 @@ import type {
   TargetAttemptResult,
 } from './attempt-types';
 import type { ReportBreakerOutcomeInput, ReportBreakerOutcomeResult } from './breaker-types';
-import { ACKNOWLEDGED_BEAT_GAP_MS, AcknowledgedBeats } from './acknowledged-beats';
-import type { HandOffAnswer } from './answer-handoff';
+import { handOverIfAsked, handoffBeats, type HandOffAnswer } from './answer-handoff';
 import { awaitCancellation, EXPIRED, ReservingHeartbeat, within } from './attempt-liveness';
 import { AttemptHeartbeat, heartbeatIntervalMs, type createProviderCall } from './call-provider';
 import { WATCH_AFTER_MS, watchWhileSending, type WatchCall } from './attempt-watch';
@@ -77,17 +76,8 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
     const context = Context.current();
     const startedAt = Date.now();
     const taskToken = context.info.taskToken;
-    // An attempt that may hand its answer over records it in a heartbeat: its beats go one at a time through the
-    // client, so that no older beat can land after that one (see acknowledged-beats.ts).
-    const handsOver = input.handoff !== undefined && input.relay?.answer === true;
     // No beat before the sending mark: a late one could overwrite it on the server (see sending-mark.ts).
-    const acknowledged = handsOver
-      ? new AcknowledgedBeats({
-          record: (details) => recordHeartbeat(taskToken, details),
-          onNews: (details) => context.heartbeat(details),
-          minGapMs: ACKNOWLEDGED_BEAT_GAP_MS,
-        })
-      : undefined;
+    const acknowledged = handoffBeats(input, context, recordHeartbeat);
     const heartbeat = new AttemptHeartbeat(context, true, acknowledged);
     const { reservation, breaker } = input;
 
@@ -257,21 +247,10 @@ export function createAttemptTarget(dependencies: AttemptTargetDependencies) {
         };
         // The gateway's caller gets the answer now, while the ledger and the breaker hear of it, and the call's
         // record follows. The handoff records the answer in the attempt's heartbeat first.
-        const handing =
-          handsOver && input.handoff && input.relay
-            ? handOffAnswer(
-                {
-                  relay: input.relay,
-                  handoff: input.handoff,
-                  attemptId: context.info.activityId,
-                  target: input.target,
-                  success,
-                  costNanoUsd: charge.costNanoUsd,
-                },
-                (answered) => heartbeat.answered(answered),
-              )
-            : undefined;
-        const [closed, handedOver] = await Promise.all([close(charge, BreakerOutcome.success), handing]);
+        const [closed, handedOver] = await Promise.all([
+          close(charge, BreakerOutcome.success),
+          handOverIfAsked(handOffAnswer, { input, context, heartbeat }, success, charge.costNanoUsd),
+        ]);
         return { ...success, ...closed, ...(handedOver ? { handedOver: true as const } : {}) };
       } catch (error) {
         if (!(error instanceof ApplicationFailure)) throw error;
