@@ -13,6 +13,8 @@ export interface FailoverResult {
   /** Workflow ids of the calls and their client-side latencies, for the history profile. */
   readonly workflowIds: string[];
   readonly callLatenciesMs: number[];
+  /** When each call's second-target request reached the provider (epoch ms), by call; NaN when it did not. */
+  readonly secondRequestsAt: number[];
 }
 
 /**
@@ -36,11 +38,13 @@ export async function measureFailover(
     maxDurationMs,
   });
   const gaps: number[] = [];
+  const secondRequestsAt: number[] = [];
   let failedAt: number | undefined;
   for (const request of fake.requests) {
     if (request.model === BENCH_MODELS.flaky) failedAt = request.receivedAt;
     else if (request.model === BENCH_MODELS.healthy && failedAt !== undefined) {
       gaps.push(request.receivedAt - failedAt);
+      secondRequestsAt.push(request.receivedAt);
       failedAt = undefined;
     }
   }
@@ -51,5 +55,6 @@ export async function measureFailover(
     errors: result.errors.length,
     workflowIds: result.workflowIds,
     callLatenciesMs: result.latenciesMs,
+    secondRequestsAt,
   };
 }
