@@ -47,6 +47,11 @@ import {
   watchThenAnswer,
   workerLost,
 } from './record-histories-lost-and-cancelled';
+import {
+  failoverHealthyView,
+  VIEW_PRIMARY_MODEL,
+  VIEW_SECONDARY_MODEL,
+} from './record-histories-healthy-view';
 import { runIdOf, type Recorded, type ScenarioContext } from './record-histories-scenario';
 import {
   HANDED_HEARTBEAT_TIMEOUT_MS,
@@ -85,9 +90,11 @@ function recorderConfig(fake: FakeProvider): Config {
         WATCH_CANCEL_MODEL,
         WATCH_ANSWER_MODEL,
         HANDED_MODEL,
+        VIEW_PRIMARY_MODEL,
       ],
       anthropic: [
         'failover-secondary',
+        VIEW_SECONDARY_MODEL,
         'ledger-secondary',
         'patience-secondary',
         'stream-secondary',
@@ -473,6 +480,7 @@ const SCENARIOS = {
   cancelWatch,
   watchThenAnswer,
   handedThenLost,
+  failoverHealthyView,
 };
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
