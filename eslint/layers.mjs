@@ -11,7 +11,8 @@ export const LAYERS = [
   ['client', 'worker', 'worker-entry', 'workflow-bundle', 'workflow-bundle-process', 'engine', 'metrics'],
   ['activities', 'tracing'],
   ['workflows', 'workflow'],
-  ['routing', 'providers', 'codec'],
+  // in-process-answers: the hand-over between a client and a worker of the same process, below both.
+  ['routing', 'providers', 'codec', 'in-process-answers'],
   ['config'],
 ];
 

@@ -5,6 +5,7 @@ export type {
   SwitchyardClientOptions,
   CallOptions,
   RoutedCallHandle,
+  RoutedCallAnswer,
   RoutedCallInspection,
 } from './client/switchyard-client';
 export { connectClient } from './client/connection';

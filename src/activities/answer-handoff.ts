@@ -1,10 +1,11 @@
-// Hands an attempt's whole answer to the gateway's relay once history holds it, ahead of the call's record. Worker side.
+// Hands an attempt's whole answer to its caller (a gateway's relay, or a client in this process) once history holds it, ahead of the call's record. Worker side.
 import type { Context } from '@temporalio/activity';
 import { RelayReply, type RelayAnswer, type RelayTarget } from '../config/relay';
 import { ACKNOWLEDGED_BEAT_GAP_MS, AcknowledgedBeats } from './acknowledged-beats';
 import type { AnswerHandoff, AttemptSuccess, TargetAttemptInput } from './attempt-types';
 import type { AttemptHeartbeat } from './call-provider';
-import { isConnectionRefused, postToRelay, type RelayPolicy } from './relay-client';
+import { awaitedHere, handOverHere, isInProcessRelay } from '../in-process-answers';
+import { neverConnected, postToRelay, type RelayPolicy } from './relay-client';
 import { relayOriginAllowed } from './relay-origins';
 import type { HeartbeatReceipt, RecordHeartbeat } from './sending-mark';
 
@@ -53,7 +54,10 @@ export type HandOffAnswer = (
 export function createAnswerHandoff(policy: RelayPolicy = {}): HandOffAnswer {
   return async (facts, record) => {
     const { relay, handoff, success } = facts;
-    if (!relayOriginAllowed(relay.url, policy.allowedOrigins)) return false;
+    // A caller in this process (a client beside its worker) takes the answer directly; a worker elsewhere finds
+    // nobody waiting there and hands nothing over.
+    const here = isInProcessRelay(relay.url);
+    if (here ? !awaitedHere(relay) : !relayOriginAllowed(relay.url, policy.allowedOrigins)) return false;
     if (JSON.stringify(success.result).length > HANDOFF_MAX_ANSWER_CHARS) return false;
     if ((await record(success)) !== 'recorded') return false;
     const push: RelayAnswer = {
@@ -65,11 +69,12 @@ export function createAnswerHandoff(policy: RelayPolicy = {}): HandOffAnswer {
       totalCostNanoUsd: handoff.costBeforeNanoUsd + facts.costNanoUsd,
       createdAtMs: handoff.firstStartedAtMs ?? Date.now() - success.latencyMs,
     };
+    if (here) return handOverHere(relay, push);
     try {
       return (await postToRelay(relay, push, HANDOFF_PUSH_TIMEOUT_MS)) === RelayReply.accepted;
     } catch (error) {
-      // A refused connection delivered nothing; a timeout or a reset may have.
-      return !isConnectionRefused(error);
+      // A connection never made delivered nothing; a timeout or a reset may have.
+      return !neverConnected(error);
     }
   };
 }

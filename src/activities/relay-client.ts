@@ -154,6 +154,11 @@ export function isConnectionRefused(error: unknown): boolean {
   return errorCode(error) === 'ECONNREFUSED';
 }
 
+/** The request failed before any connection: refused, or a host name that does not resolve. Nothing was sent. */
+export function neverConnected(error: unknown): boolean {
+  return isConnectionRefused(error) || ['ENOTFOUND', 'EAI_AGAIN'].includes(errorCode(error));
+}
+
 /** Node's fetch with `redirect: 'error'` fails with a cause saying so when the answer was a redirect. */
 function isRedirect(error: unknown): boolean {
   const cause = (error as { cause?: { message?: unknown } } | undefined)?.cause;

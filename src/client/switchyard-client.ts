@@ -35,9 +35,11 @@ import { callInputDigest, INPUT_DIGEST_MEMO } from './input-digest';
 import { routedCallStaticDetails } from './call-details';
 import { callInputSizeRules, checkCallInputSize } from './call-input-size';
 import { staticSummary } from './request-digest';
+import { answerSoon, type RoutedCallAnswer } from './early-answer';
 
 // Still exported from here; they live apart so that validating and planning a call load no Temporal client.
 export { validateCallInput, planRoutedCall };
+export type { RoutedCallAnswer };
 
 export interface SwitchyardClientOptions {
   /**
@@ -59,6 +61,11 @@ export interface SwitchyardClientOptions {
    * gateway's key file itself). @default none checked
    */
   readonly gatewayKeys?: () => readonly GatewayKeyRoutes[] | Promise<readonly GatewayKeyRoutes[]>;
+  /**
+   * Eager start: the server hands each call's first task to a worker of this process (`client` built on its
+   * `NativeConnection`), and with eager activity dispatch its first attempt runs here too (see `answer`). @default false
+   */
+  readonly eagerStart?: boolean;
 }
 
 export interface CallOptions {
@@ -172,6 +179,7 @@ export class SwitchyardClient {
         staticSummary: staticSummary(routeLabel, validated.request),
         staticDetails: routedCallStaticDetails(validated, this.config),
         memo: { [INPUT_DIGEST_MEMO]: digest },
+        ...(this.options.eagerStart ? { requestEagerStart: true } : {}),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -200,6 +208,18 @@ export class SwitchyardClient {
   /** Starts a routed call and waits for its answer. */
   async generate(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallResult> {
     return (await this.start(input, options)).result();
+  }
+
+  /**
+   * Starts a routed call and resolves with its answer as soon as an attempt has it: ahead of the call's record when
+   * a worker of this process ran the attempt (see `eagerStart`), else with the result. Rejects as `generate`.
+   */
+  answer(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallAnswer> {
+    return answerSoon(
+      (withRelay, startOptions: CallOptions) => this.start(withRelay, startOptions),
+      input,
+      options,
+    );
   }
 
   /** A handle to an existing routed call. */

@@ -1,6 +1,6 @@
 // Per-file harness for routed-call tests: dev server connection, fake provider, workflow bundle, workers.
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowBundlePath } from '@temporalio/worker';
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { WorkerOptions, WorkflowBundlePath } from '@temporalio/worker';
 import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
 import { createProviderRegistry } from '../../src/activities/provider-registry';
 import { SwitchyardClient } from '../../src/client/switchyard-client';
@@ -24,6 +24,10 @@ export interface Harness {
       readonly taskQueue?: string;
       /** The worker's `cancellationWatchAfterMs`. @default the worker's default */
       readonly cancellationWatchAfterMs?: number | false;
+      /** Temporal worker options (interceptors, say). */
+      readonly workerOptions?: Partial<WorkerOptions>;
+      /** The client on the worker's own connection, asking for eager start. @default false */
+      readonly eagerStart?: boolean;
     },
   ): Promise<T>;
   close(): Promise<void>;
@@ -88,7 +92,15 @@ async function runWithWorker<T>(
     ...(options.cancellationWatchAfterMs !== undefined
       ? { cancellationWatchAfterMs: options.cancellationWatchAfterMs }
       : {}),
+    ...(options.workerOptions ? { workerOptions: options.workerOptions } : {}),
   });
-  const switchyard = new SwitchyardClient({ client: temporal.client, taskQueue, config });
+  const switchyard = options.eagerStart
+    ? new SwitchyardClient({
+        client: new Client({ connection: temporal.nativeConnection }),
+        taskQueue,
+        config,
+        eagerStart: true,
+      })
+    : new SwitchyardClient({ client: temporal.client, taskQueue, config });
   return worker.runUntil(body(switchyard, taskQueue));
 }

@@ -1,13 +1,12 @@
 // The gateway answers as soon as an attempt has its answer recorded, ahead of the call's record; a worker lost after
 // that still ends the call with the very answer its caller got, never failing over.
-import { Context } from '@temporalio/activity';
-import type { ActivityInterceptorsFactory, WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startInput } from '../../src/gateway/call-ownership';
 import type { RoutedCallResult } from '../../src/routing/routing-record';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness';
 import { settledLedger } from '../support/settled-ledger';
+import { answeredWithin, holdAttemptCompletions } from '../support/held-attempts';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -17,38 +16,6 @@ afterAll(async () => harness?.close());
 beforeEach(() => harness.fake.reset());
 
 const hello = [{ role: 'user' as const, content: 'Say hello' }];
-
-/**
- * Holds every finished `attemptTarget` back from reporting its completion to Temporal until `release()`: the
- * attempt has its answer, but its call cannot end. Released on the worker's shutdown too (the activity is
- * cancelled then).
- */
-function holdAttemptCompletions(): { workerOptions: Partial<WorkerOptions>; release: () => void } {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const factory: ActivityInterceptorsFactory = (context) => ({
-    inbound: {
-      execute: async (input, next) => {
-        const result = await next(input);
-        if (context.info.activityType === 'attemptTarget') {
-          await Promise.race([released, Context.current().cancelled.catch(() => undefined)]);
-        }
-        return result;
-      },
-    },
-  });
-  return { workerOptions: { interceptors: { activity: [factory] } }, release };
-}
-
-/** A request that must be answered while its call's attempt is held: it fails the test after `ms` instead. */
-function answeredWithin<T>(request: Promise<T>, ms = 30_000): Promise<T> {
-  return Promise.race([
-    request,
-    delay(ms).then(() => {
-      throw new Error(`no answer within ${ms} ms while the call's attempt was held`);
-    }),
-  ]);
-}
 
 test('a chat completion is answered while its attempt has not yet completed, and the call ends with that answer', async () => {
   harness.fake.script('gpt-primary', {

@@ -1,10 +1,11 @@
-// Handing a whole answer to a gateway's relay: recorded in the attempt's heartbeat first, then pushed, or not at all.
+// Handing a whole answer to a gateway's relay or a caller in this process: recorded in the attempt's heartbeat first, then handed over, or not at all.
 import {
   createAnswerHandoff,
   HANDOFF_MAX_ANSWER_CHARS,
   HANDOFF_PUSH_TIMEOUT_MS,
 } from '../../../src/activities/answer-handoff';
 import type { AttemptSuccess } from '../../../src/activities/attempt-types';
+import { awaitAnswer, IN_PROCESS_RELAY_ORIGIN, inProcessRelayUrl } from '../../../src/in-process-answers';
 import type { HeartbeatReceipt } from '../../../src/activities/sending-mark';
 import type { RelayAnswer } from '../../../src/config/relay';
 import { startGatewayRelay, type TestRelay } from '../../support/relay-server';
@@ -107,4 +108,53 @@ test('a relay that refuses the push or the connection: not taken, and no throw',
   await relay.close();
   expect(await createAnswerHandoff()(facts('hello', gone), async () => 'recorded')).toBe(false);
   relay = await startGatewayRelay(() => 200, 0);
+});
+
+describe('a caller in this process', () => {
+  const inProcess = (token: string, url = inProcessRelayUrl()) => ({
+    ...facts('here'),
+    relay: { url, token, answer: true as const },
+  });
+
+  test('takes the answer directly, after it is recorded, with the same figures', async () => {
+    const token = 'b'.repeat(43);
+    const wait = awaitAnswer(token);
+    const order: string[] = [];
+    void wait.answered.then(() => order.push('handed'));
+    const taken = await createAnswerHandoff()(inProcess(token), async () => {
+      order.push('recorded');
+      return 'recorded';
+    });
+    expect(taken).toBe(true);
+    const handed = await wait.answered;
+    expect(order).toEqual(['recorded', 'handed']);
+    expect(handed).toMatchObject({ answer: { text: 'here' }, fallbacks: 2, totalCostNanoUsd: 1_500 });
+    expect(relay.batches).toHaveLength(0);
+  });
+
+  test('nobody waiting (the caller gave up, or is another process): nothing is recorded or handed over', async () => {
+    const token = 'c'.repeat(43);
+    let recorded = 0;
+    const record = async (): Promise<HeartbeatReceipt> => {
+      recorded += 1;
+      return 'recorded';
+    };
+    const stopped = awaitAnswer(token);
+    stopped.stop();
+    expect(await createAnswerHandoff()(inProcess(token), record)).toBe(false);
+    // Another process's caller: its URL names that process, and a waiter here under the same token is not it.
+    const here = awaitAnswer(token);
+    const elsewhere = `${IN_PROCESS_RELAY_ORIGIN}/another-process`;
+    expect(await createAnswerHandoff()(inProcess(token, elsewhere), record)).toBe(false);
+    here.stop();
+    expect(recorded).toBe(0);
+  });
+
+  test('a worker that does not know in-process relays posts to a name that never resolves: nothing handed over', async () => {
+    const taken = await createAnswerHandoff()(
+      facts('lost', `http://nowhere.switchyard.invalid/relay`),
+      async () => 'recorded',
+    );
+    expect(taken).toBe(false);
+  });
 });
