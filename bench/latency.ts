@@ -12,7 +12,7 @@ import type { WorkerLink } from './worker-link';
  */
 export type Lane = Variant | 'bareDefault';
 
-const TUNED_LANES: readonly Lane[] = ['direct', 'bare', 'routed', 'budgeted'];
+const TUNED_LANES: readonly Lane[] = ['direct', 'bare', 'routed', 'answered', 'budgeted'];
 
 export interface LatencyOptions {
   readonly warmupCalls: number;
@@ -61,7 +61,13 @@ export interface ModeLatency {
   readonly routed: Summary;
   readonly budgeted: Summary;
   /** Each bare / routed sample minus the p50 of the direct samples of its own round. */
-  readonly overhead: { readonly bare: Summary; readonly routed: Summary; readonly budgeted: Summary };
+  readonly overhead: {
+    readonly bare: Summary;
+    readonly routed: Summary;
+    /** The routed call through the client's `answer`: its caller waits for the answer, not the record. */
+    readonly answered: Summary;
+    readonly budgeted: Summary;
+  };
   /** Routed (no budget) p50 / bare p50. */
   readonly ratioRoutedToBareP50: number;
   /** Routed with a budget scope p50 / bare p50. */
@@ -117,7 +123,7 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
       : lane === 'litellm'
         ? { worker: options.cpuPids.worker, server: options.litellm!.pid }
         : options.cpuPids;
-  const isRouted = (lane: Lane) => lane === 'routed' || lane === 'budgeted';
+  const isRouted = (lane: Lane) => lane === 'routed' || lane === 'answered' || lane === 'budgeted';
   let routedCalls = 0;
 
   for (const mode of measured) {
@@ -209,6 +215,7 @@ export async function measureLatency(link: WorkerLink, options: LatencyOptions):
       overhead: {
         bare: summarize(overhead[mode].bare ?? []),
         routed: summarize(overhead[mode].routed ?? []),
+        answered: summarize(overhead[mode].answered ?? []),
         budgeted: summarize(overhead[mode].budgeted ?? []),
       },
       ratioRoutedToBareP50: round(summaries.routed!.p50 / bare.p50, 2),

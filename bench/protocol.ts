@@ -4,9 +4,10 @@ import type { LitellmEndpoint } from './litellm';
 
 /**
  * What one sample calls: the SDK directly, a one-activity workflow, a routed call (breaker on, no budget scope),
- * a routed call with a budget scope too (breaker and ledger), or the peer: the SDK through LiteLLM's proxy.
+ * the same call through the client's `answer` (done when the answer is, ahead of the call's record), a routed call
+ * with a budget scope too (breaker and ledger), or the peer: the SDK through LiteLLM's proxy.
  */
-export type Variant = 'direct' | 'bare' | 'routed' | 'budgeted' | 'litellm';
+export type Variant = 'direct' | 'bare' | 'routed' | 'answered' | 'budgeted' | 'litellm';
 
 export interface CallSpec {
   readonly variant: Variant;

@@ -74,6 +74,8 @@ export function buildResults(inputs: BenchInputs) {
     overhead: {
       routed_p50: primary.overhead.routed.p50,
       routed_p99: primary.overhead.routed.p99,
+      answered_p50: primary.overhead.answered.p50,
+      answered_p99: primary.overhead.answered.p99,
       budgeted_p50: primary.overhead.budgeted.p50,
       budgeted_p99: primary.overhead.budgeted.p99,
       bare_p50: primary.overhead.bare.p50,
@@ -147,6 +149,11 @@ function litellmFields(inputs: BenchInputs) {
     p99: lane ? lane.p99 : null,
     ratio_to_direct_p50: primary.litellm?.ratioToDirectP50 ?? null,
     ratio_to_bare_p50: primary.litellm?.ratioToBareP50 ?? null,
+    /** What a caller waits beyond a direct call, through the client's `answer`, against the proxy's. */
+    answered_overhead_ratio_p50:
+      primary.litellm && primary.litellm.overhead.p50 > 0
+        ? Math.round((primary.overhead.answered.p50 / primary.litellm.overhead.p50) * 100) / 100
+        : null,
     cpu_ms_per_call: primary.cpuPerCallMs.litellm ?? null,
     cpu_ratio_to_bare: primary.litellm?.cpuRatioToBare ?? null,
     calls_per_s: level?.callsPerS ?? null,
@@ -235,6 +242,7 @@ const LANE_NAMES = {
   bareDefault: 'bare workflow, server defaults',
   bare: 'bare workflow',
   routed: 'routed call',
+  answered: 'routed call, answer first (client `answer`)',
   budgeted: 'routed call with budget',
   litellm: 'LiteLLM proxy (peer)',
 } as const;

@@ -18,3 +18,12 @@ export function routedCaller(
     return record.workflowId;
   };
 }
+
+/** The same routed call through `answer`: done when the answer is, which may be ahead of the call's record. */
+export function answeredCaller(
+  switchyard: SwitchyardClient,
+  mode: LatencyMode,
+  route: string = MODE_ROUTE[mode],
+): () => Promise<string> {
+  return async () => (await switchyard.answer({ route, request: BENCH_REQUEST })).workflowId;
+}

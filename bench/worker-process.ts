@@ -39,7 +39,7 @@ import {
   type WorkerRole,
   type WorkerSettings,
 } from './protocol';
-import { routedCaller } from './routed';
+import { answeredCaller, routedCaller } from './routed';
 
 /** Most timings kept per activity type between resets. */
 const MAX_TIMINGS = 50_000;
@@ -217,6 +217,8 @@ async function driver(context: Context): Promise<Role> {
         return bareCaller(client, config, spec.mode);
       case 'routed':
         return routedCaller(switchyardFor(spec.taskQueue ?? taskQueue), spec.mode, spec.route);
+      case 'answered':
+        return answeredCaller(switchyardFor(spec.taskQueue ?? taskQueue), spec.mode, spec.route);
       case 'budgeted':
         return routedCaller(
           switchyardFor(spec.taskQueue ?? taskQueue),
