@@ -5,9 +5,9 @@ export type {
   SwitchyardClientOptions,
   CallOptions,
   RoutedCallHandle,
-  RoutedCallAnswer,
   RoutedCallInspection,
 } from './client/switchyard-client';
+export type { RoutedCallAnswer } from './client/early-answer';
 export { connectClient } from './client/connection';
 export type { ConnectionSettings, ClientSettings } from './client/connection';
 export {

@@ -26,31 +26,23 @@ export interface RoutedCallAnswer {
   result(): Promise<RoutedCallResult>;
 }
 
-/** How {@link answerSoon} starts a call: `SwitchyardClient.start`, with the same options. */
-export type StartCall<Options> = (
+/** How {@link answerSoon} starts the call: `SwitchyardClient.start`, with the caller's options. */
+export type StartCall = (
   input: RoutedCallInputValue,
-  options: Options,
 ) => Promise<{ readonly workflowId: string; result(): Promise<RoutedCallResult> }>;
 
 /**
  * Starts the call with a relay in this process and takes whichever comes first: the answer an attempt run here
  * hands over, or the call's result. Rejects as the call does when no answer was handed over.
  */
-export async function answerSoon<Options>(
-  start: StartCall<Options>,
-  input: RoutedCallInputValue,
-  options: Options,
-): Promise<RoutedCallAnswer> {
+export async function answerSoon(start: StartCall, input: RoutedCallInputValue): Promise<RoutedCallAnswer> {
   if ((input as { relay?: unknown }).relay !== undefined) {
     throw new InvalidRequestError('relay: `answer` sets the call’s relay itself; leave it out', 'relay');
   }
   const token = randomBytes(32).toString('base64url');
   const wait = awaitAnswer(token);
   try {
-    const handle = await start(
-      { ...input, relay: { url: inProcessRelayUrl(), token, answer: true } },
-      options,
-    );
+    const handle = await start({ ...input, relay: { url: inProcessRelayUrl(), token, answer: true } });
     const result = handle.result();
     // The result is read by `result()`, or not at all: a rejection nobody reads must not end the process.
     result.catch(() => undefined);

@@ -39,7 +39,6 @@ import { answerSoon, type RoutedCallAnswer } from './early-answer';
 
 // Still exported from here; they live apart so that validating and planning a call load no Temporal client.
 export { validateCallInput, planRoutedCall };
-export type { RoutedCallAnswer };
 
 export interface SwitchyardClientOptions {
   /**
@@ -215,11 +214,7 @@ export class SwitchyardClient {
    * a worker of this process ran the attempt (see `eagerStart`), else with the result. Rejects as `generate`.
    */
   answer(input: RoutedCallInputValue, options: CallOptions = {}): Promise<RoutedCallAnswer> {
-    return answerSoon(
-      (withRelay, startOptions: CallOptions) => this.start(withRelay, startOptions),
-      input,
-      options,
-    );
+    return answerSoon((withRelay) => this.start(withRelay, options), input);
   }
 
   /** A handle to an existing routed call. */
