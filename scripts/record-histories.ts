@@ -47,11 +47,6 @@ import {
   watchThenAnswer,
   workerLost,
 } from './record-histories-lost-and-cancelled';
-import {
-  failoverHealthyView,
-  VIEW_PRIMARY_MODEL,
-  VIEW_SECONDARY_MODEL,
-} from './record-histories-healthy-view';
 import { runIdOf, type Recorded, type ScenarioContext } from './record-histories-scenario';
 import {
   HANDED_HEARTBEAT_TIMEOUT_MS,
@@ -90,11 +85,9 @@ function recorderConfig(fake: FakeProvider): Config {
         WATCH_CANCEL_MODEL,
         WATCH_ANSWER_MODEL,
         HANDED_MODEL,
-        VIEW_PRIMARY_MODEL,
       ],
       anthropic: [
         'failover-secondary',
-        VIEW_SECONDARY_MODEL,
         'ledger-secondary',
         'patience-secondary',
         'stream-secondary',
@@ -480,7 +473,6 @@ const SCENARIOS = {
   cancelWatch,
   watchThenAnswer,
   handedThenLost,
-  failoverHealthyView,
 };
 
 /** The scenarios named by `--only a,b` (function names), or all of them. */
