@@ -1,5 +1,5 @@
 // The first local activity of a routed call: its route resolved and, where the worker's view can, its first target admitted. Worker side.
-import { AdmitDecision, probeLeaseMs } from '../routing/breaker-admission';
+import { probeLeaseMs } from '../routing/breaker-admission';
 import { readsObservations } from '../routing/candidate-order';
 import type { RouteReference } from '../config/resolve-route';
 import type { ResolvedRoute } from '../config/resolved-route';
@@ -28,12 +28,6 @@ export interface BeginCallResult {
    * in cooldown: deny). It changed nothing, so the call may drop it. Absent when the entity must decide.
    */
   readonly firstAdmission?: AdmitTargetResult;
-  /**
-   * For the route's other targets, by index into `route.targets`: until when (epoch milliseconds) the worker's
-   * view, as it stood, said the target's breaker was closed with no failures. A failover to such a target within
-   * that time is admitted without asking again. Absent when no other target had such a view.
-   */
-  readonly healthyUntilMsByTarget?: Readonly<Record<number, number>>;
   /** With `observe`: this worker's measurements of each of `route.targets`, by target index. */
   readonly observations?: readonly TargetObservation[];
   /** With `observe`: a uniform random number in [0, 1), for the `weighted` strategy's pick. */
@@ -43,8 +37,6 @@ export interface BeginCallResult {
 export interface BeginCallDependencies {
   readonly resolveRoute: (reference: RouteReference) => Promise<ResolvedRoute>;
   readonly peekAdmission: (input: AdmitTargetInput) => Promise<AdmitTargetResult | undefined>;
-  /** The same from the view the worker already holds, reading nothing. @default none: later targets are asked when reached */
-  readonly peekHeldAdmission?: (input: AdmitTargetInput) => AdmitTargetResult | undefined;
   /** The worker's recent measurements of one target (`TargetObservations.observe`). */
   readonly observe: (target: { readonly provider: string; readonly model: string }) => TargetObservation;
   /** A uniform random number in [0, 1). @default Math.random */
@@ -76,39 +68,6 @@ export function createBeginCall(dependencies: BeginCallDependencies) {
       caller: input.firstCaller,
       probeLeaseMs: probeLeaseMs(first),
     });
-    const healthy = healthyLaterTargets(route, input.firstCaller, dependencies.peekHeldAdmission);
-    return {
-      route,
-      ...(firstAdmission ? { firstAdmission } : {}),
-      ...(healthy ? { healthyUntilMsByTarget: healthy } : {}),
-      ...measured,
-    };
+    return { route, ...(firstAdmission ? { firstAdmission } : {}), ...measured };
   };
-}
-
-/**
- * The route's other targets that the worker's view already shows healthy: most calls never reach them, so
- * nothing is read for them, and only an admission that needs neither the entity nor a report is passed on.
- */
-function healthyLaterTargets(
-  route: ResolvedRoute,
-  caller: string,
-  peek: BeginCallDependencies['peekHeldAdmission'],
-): Record<number, number> | undefined {
-  if (!peek) return undefined;
-  const healthy: Record<number, number> = {};
-  route.targets.forEach((target, index) => {
-    if (index === 0) return;
-    const admission = peek({
-      provider: target.provider,
-      model: target.model,
-      policy: route.breaker,
-      caller,
-      probeLeaseMs: probeLeaseMs(target),
-    });
-    if (admission?.decision === AdmitDecision.allow && admission.healthyUntilMs !== undefined) {
-      healthy[index] = admission.healthyUntilMs;
-    }
-  });
-  return Object.keys(healthy).length > 0 ? healthy : undefined;
 }

@@ -220,30 +220,12 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     const key = breakerKey(input.provider, input.model);
     try {
       const hint = await hints.current(key, () => readBreaker(input.provider, input.model));
-      return decideFromView(key, hint, input);
+      const local = admitOnView(key, hint, input);
+      return needsEntity(local) ? undefined : fromHint(local, hint);
     } catch (error) {
       if (error instanceof BreakerUnreachableError) return undefined;
       throw error;
     }
-  }
-
-  /**
-   * {@link peekAdmission} from the view this worker holds right now, reading nothing: undefined when it holds
-   * none or the entity must decide. For targets a call may never reach, which must not cost it a read.
-   */
-  function peekHeldAdmission(input: AdmitTargetInput): AdmitTargetResult | undefined {
-    const key = breakerKey(input.provider, input.model);
-    const hint = hints.fresh(key);
-    return hint ? decideFromView(key, hint, input) : undefined;
-  }
-
-  function decideFromView(
-    key: string,
-    hint: BreakerHint,
-    input: AdmitTargetInput,
-  ): AdmitTargetResult | undefined {
-    const local = admitOnView(key, hint, input);
-    return needsEntity(local) ? undefined : fromHint(local, hint);
   }
 
   function admissionRequest(input: AdmitTargetInput) {
@@ -379,5 +361,5 @@ export function createBreakerAccess(dependencies: BreakerAccessDependencies) {
     return { sent: true, ...probe };
   }
 
-  return { admitTarget, peekAdmission, peekHeldAdmission, reportBreakerOutcome };
+  return { admitTarget, peekAdmission, reportBreakerOutcome };
 }

@@ -65,7 +65,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   const ledgerBatcher = createLedgerBatcher(dependencies.client, dependencies.taskQueue, dependencies.config);
   const reserveBudget = createReserveBudget(ledgerBatcher);
   const observations = dependencies.targetObservations ?? new TargetObservations();
-  const { admitTarget, peekAdmission, peekHeldAdmission, reportBreakerOutcome } = createBreakerAccess({
+  const { admitTarget, peekAdmission, reportBreakerOutcome } = createBreakerAccess({
     client: dependencies.client,
     taskQueue: dependencies.taskQueue,
     ...(dependencies.breakerHintTtlMs !== undefined ? { hintTtlMs: dependencies.breakerHintTtlMs } : {}),
@@ -91,7 +91,6 @@ export function createActivities(dependencies: ActivityDependencies) {
     beginCall: createBeginCall({
       resolveRoute,
       peekAdmission,
-      peekHeldAdmission,
       observe: (target) => observations.observe(target),
     }),
     // What calls recorded before the lean hot path replay with (and the bench's floor runs).

@@ -97,69 +97,6 @@ test('a failed attempt settles and reports from its own worker; the failover cos
   expect(types).not.toContain('signalExternalWorkflowExecutionInitiated');
 });
 
-test('a failover to a target this worker already sees healthy asks no breaker in its workflow task', async () => {
-  // The views must outlast the first call on a busy machine: the worker's breaker access reads the setting.
-  const ttl = process.env.SWITCHYARD_BREAKER_HINT_TTL_MS;
-  process.env.SWITCHYARD_BREAKER_HINT_TTL_MS = '60000';
-  try {
-    harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
-    harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
-    const records = await harness.withWorker(async (switchyard) => {
-      // The first failover asks the second target's breaker, and the worker keeps what it said.
-      const first = await switchyard.generate({ route: twoTargets, request });
-      const second = await switchyard.generate({ route: twoTargets, request });
-      return [first.record, second.record];
-    });
-    for (const record of records) {
-      expect(record.attempts.map((attempt) => attempt.outcome)).toEqual(['failed', 'succeeded']);
-    }
-    expect(localActivities(await historyOf(records[0]!.workflowId))).toEqual(['beginCall', 'admitTarget']);
-    const events = await historyOf(records[1]!.workflowId);
-    expect(localActivities(events)).toEqual(['beginCall']);
-    expect(eventTypes(events).filter((type) => type === 'workflowTaskCompleted')).toHaveLength(3);
-    // Both answers went to the second target, and its breaker heard nothing: a healthy answer changes nothing.
-    expect(harness.fake.requests.map((each) => each.model)).toEqual([
-      'gpt-primary',
-      'claude-primary',
-      'gpt-primary',
-      'claude-primary',
-    ]);
-  } finally {
-    if (ttl === undefined) delete process.env.SWITCHYARD_BREAKER_HINT_TTL_MS;
-    else process.env.SWITCHYARD_BREAKER_HINT_TTL_MS = ttl;
-  }
-});
-
-test('a target that failed earlier in the call is asked again, even where a nested route lists it twice', async () => {
-  const ttl = process.env.SWITCHYARD_BREAKER_HINT_TTL_MS;
-  process.env.SWITCHYARD_BREAKER_HINT_TTL_MS = '60000';
-  const twice = {
-    targets: [
-      { provider: 'openai', model: 'gpt-primary', timeoutMs: 5_000 },
-      { provider: 'anthropic', model: 'claude-primary', timeoutMs: 5_000 },
-      { provider: 'openai', model: 'gpt-primary', timeoutMs: 5_000 },
-    ],
-    breaker: { failureThreshold: 1, cooldownMs: 600_000 },
-  };
-  try {
-    const records = await harness.withWorker(async (switchyard) => {
-      // A healthy call leaves the worker seeing every target healthy.
-      await switchyard.generate({ route: twice, request });
-      harness.fake.reset();
-      harness.fake.script('gpt-primary', { kind: 'error', error: 'server_error' });
-      harness.fake.script('claude-primary', { kind: 'error', error: 'server_error' });
-      const failing = await switchyard.generate({ route: twice, request }).catch((error: unknown) => error);
-      return failing;
-    });
-    // gpt-primary's failure opened its breaker (threshold 1): the third listing of it is skipped, not sent.
-    expect(harness.fake.requests.map((each) => each.model)).toEqual(['gpt-primary', 'claude-primary']);
-    expect(records).toBeInstanceOf(Error);
-  } finally {
-    if (ttl === undefined) delete process.env.SWITCHYARD_BREAKER_HINT_TTL_MS;
-    else process.env.SWITCHYARD_BREAKER_HINT_TTL_MS = ttl;
-  }
-});
-
 test('a success between failures ends the streak, so alternating failures never open the breaker', async () => {
   // Threshold 3 with completions failure, success, failure, success, failure: never three in a row.
   const outcomes = ['server_error', null, 'server_error', null, 'server_error'] as const;

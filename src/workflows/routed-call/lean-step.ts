@@ -8,14 +8,7 @@ import type { PlannedAttempt } from '../../routing/attempt-plan';
 import { checkContextWindow, contextWindowMessage } from '../../routing/context-window';
 import { checkConversationFit } from '../../routing/conversation-fit';
 import { SkipReason } from '../../routing/routing-record';
-import {
-  admissionOf,
-  breakerCaller,
-  type BreakerAdmission,
-  type BreakerTicket,
-} from '../breaker/breaker-gate';
-import { AdmitDecision } from '../../routing/breaker-admission';
-import { BreakerStatus } from '../../routing/breaker-state';
+import type { BreakerAdmission, BreakerTicket } from '../breaker/breaker-gate';
 import {
   admitAttempt,
   settleAttempt,
@@ -49,23 +42,16 @@ function withoutHealthyView(ticket: BreakerTicket): BreakerTicket {
 export class LeanStep implements AttemptStep {
   /** The first attempt's admission, made with the route's resolution; used once, by attempt 1 only. */
   private firstAdmission: BreakerAdmission | undefined;
-  /** Other targets' healthy views from the route's resolution, by target index; each used once at most. */
-  private readonly healthyUntilMs: Map<number, number>;
 
   /**
    * @param firstAdmission the first target's breaker admission, when the route's resolution could make it
    * @param watch tells an attempt in flight of the call's cancellation as soon as the call hears of it
-   * @param healthyUntilMsByTarget until when the worker saw each other target's breaker healthy, by index
    */
   constructor(
     firstAdmission: BreakerAdmission | undefined,
     private readonly watch: AttemptWatch,
-    healthyUntilMsByTarget: Readonly<Record<number, number>> = {},
   ) {
     this.firstAdmission = firstAdmission;
-    this.healthyUntilMs = new Map(
-      Object.entries(healthyUntilMsByTarget).map(([index, untilMs]) => [Number(index), untilMs]),
-    );
   }
 
   /** Newer than the `clock-from-call-start` patch, so it never started the clock late and writes no marker. */
@@ -94,8 +80,7 @@ export class LeanStep implements AttemptStep {
 
   /** The breaker (or the admission the call began with) and the call's own allowance; the attempt reserves. */
   admit(planned: PlannedAttempt, request: GateRequest): Promise<GateDecision> {
-    const healthyView = this.takeHealthyView(planned, request);
-    const admission = this.takeFirstAdmission(planned, request) ?? healthyView;
+    const admission = this.takeFirstAdmission(planned, request);
     return admitAttempt({
       ...request,
       reserveInAttempt: true,
@@ -144,36 +129,6 @@ export class LeanStep implements AttemptStep {
       probeAtMs: [...skips.circuitOpenUntilMs, ...skips.openedUntilMs],
       someTargetClosed: skips.closedAfterFailure,
     };
-  }
-
-  /**
-   * A failover's admission from the view the call began with, while that view holds: the breaker was closed with
-   * no failures, so asking it again would only say so (a local activity in the failover's workflow task). Only
-   * for the target's first attempt in the call: after one (at any index: a nested route may list a target twice),
-   * this call knows more than the view. No patch: which way a call admits follows from its recorded beginning,
-   * and calls begun without the views ask as before.
-   */
-  private takeHealthyView(planned: PlannedAttempt, request: GateRequest): BreakerAdmission | undefined {
-    const untilMs = this.healthyUntilMs.get(planned.targetIndex);
-    for (const index of [...this.healthyUntilMs.keys()]) {
-      const listed = request.route.targets[index];
-      if (listed?.provider === request.target.provider && listed.model === request.target.model) {
-        this.healthyUntilMs.delete(index);
-      }
-    }
-    if (untilMs === undefined || request.forceProbe || Date.now() > untilMs) return undefined;
-    const caller = breakerCaller(request.attempt);
-    return admissionOf(
-      {
-        decision: AdmitDecision.allow,
-        decidedBy: 'hint',
-        status: BreakerStatus.closed,
-        healthyUntilMs: untilMs,
-      },
-      request.route,
-      request.target,
-      caller,
-    );
   }
 
   /** The admission made with the route's resolution, for the call's first attempt on its first target. */

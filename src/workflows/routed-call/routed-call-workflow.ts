@@ -78,8 +78,8 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
     ...(begun.observations ? { observations: begun.observations } : {}),
     ...(begun.draw !== undefined ? { draw: begun.draw } : {}),
   };
-  // A call that waited behind the response cache walks without the admissions made at its start: a breaker may
-  // have opened, or a Retry-After paused a target, while it waited.
+  // A call that waited behind the response cache walks without the admission made at its start: a breaker may
+  // have opened, or a Retry-After paused the target, while it waited.
   const watch = new AttemptWatch();
   // Only a call with the response cache on takes this path: every other call's commands stay as they were.
   const cacheTtl = cacheTtlMs(begun.route, input);
@@ -89,9 +89,7 @@ export async function routedCallV2Workflow(rawInput: RoutedCallInputValue): Prom
     new RouteWalk(
       begun.route,
       walkInput,
-      waited
-        ? new LeanStep(undefined, watch)
-        : new LeanStep(firstAdmission, watch, begun.healthyUntilMsByTarget),
+      new LeanStep(waited ? undefined : firstAdmission, watch),
       observed,
     ).run();
   try {
