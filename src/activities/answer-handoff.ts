@@ -21,6 +21,8 @@ export interface AnswerHandoffFacts {
   readonly handoff: AnswerHandoff;
   /** The attempt's activity id and target, as its pieces would name them. */
   readonly attemptId: string;
+  /** The call's workflow id: a caller in this process takes only its own call's answer. */
+  readonly workflowId: string;
   readonly target: { readonly provider: string; readonly model: string };
   readonly success: AttemptSuccess;
   /** What this attempt costs, in nano-USD. */
@@ -69,7 +71,7 @@ export function createAnswerHandoff(policy: RelayPolicy = {}): HandOffAnswer {
       totalCostNanoUsd: handoff.costBeforeNanoUsd + facts.costNanoUsd,
       createdAtMs: handoff.firstStartedAtMs ?? Date.now() - success.latencyMs,
     };
-    if (here) return handOverHere(relay, push);
+    if (here) return handOverHere(relay, facts.workflowId, push);
     try {
       return (await postToRelay(relay, push, HANDOFF_PUSH_TIMEOUT_MS)) === RelayReply.accepted;
     } catch (error) {
@@ -115,6 +117,7 @@ export async function handOverIfAsked(
       relay: input.relay,
       handoff: input.handoff,
       attemptId: context.info.activityId,
+      workflowId: context.info.workflowExecution?.workflowId ?? '',
       target: input.target,
       success,
       costNanoUsd,

@@ -1,6 +1,7 @@
 // Pushes a streamed attempt's output to the gateway's relay as it arrives, in order, one push at a time. Worker side.
 import { RelayReply, type RelayBatch, type RelayPush, type RelayTarget } from '../config/relay';
 import type { OutputDelta } from '../providers/types';
+import { isInProcessRelay } from '../in-process-answers';
 import { takePush } from './relay-batches';
 import { RELAY_ORIGINS_VARIABLE, relayOriginAllowed } from './relay-origins';
 
@@ -53,8 +54,11 @@ export class RelayPusher {
     private readonly events: RelayEvents = {},
     policy: RelayPolicy = {},
   ) {
+    // A caller in a worker's own process takes whole answers only (see in-process-answers.ts): pieces have
+    // nowhere to go, and nothing may be sent to its URL.
+    if (isInProcessRelay(relay.url)) this.stopped = true;
     // Refused before anything is sent: a routed call's input may name any URL, and the answer is the payload.
-    if (!relayOriginAllowed(relay.url, policy.allowedOrigins))
+    else if (!relayOriginAllowed(relay.url, policy.allowedOrigins))
       this.stop(`relay origin ${originOf(relay.url)} is not in ${RELAY_ORIGINS_VARIABLE}`);
   }
 
@@ -107,8 +111,8 @@ export class RelayPusher {
         this.stop('relay answered a redirect, which is never followed');
         return;
       }
-      // A refused connection certainly delivered nothing; anything else (a timeout, a reset) may have.
-      if (!isConnectionRefused(error)) this.markDelivered();
+      // A connection never made certainly delivered nothing; anything else (a timeout, a reset) may have.
+      if (!neverConnected(error)) this.markDelivered();
       this.stop(`relay unreachable (${errorCode(error)})`);
     }
   }
@@ -150,13 +154,9 @@ function errorCode(error: unknown): string {
   return (error as Error | undefined)?.name ?? 'unknown';
 }
 
-export function isConnectionRefused(error: unknown): boolean {
-  return errorCode(error) === 'ECONNREFUSED';
-}
-
 /** The request failed before any connection: refused, or a host name that does not resolve. Nothing was sent. */
 export function neverConnected(error: unknown): boolean {
-  return isConnectionRefused(error) || ['ENOTFOUND', 'EAI_AGAIN'].includes(errorCode(error));
+  return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(errorCode(error));
 }
 
 /** Node's fetch with `redirect: 'error'` fails with a cause saying so when the answer was a redirect. */

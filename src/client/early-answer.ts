@@ -11,8 +11,8 @@ import { InvalidRequestError } from './errors';
 export interface RoutedCallAnswer {
   readonly workflowId: string;
   readonly answer: RoutedCallResult['answer'];
-  /** The target whose answer this is. */
-  readonly servedBy: { readonly provider: string; readonly model: string };
+  /** The target whose answer this is, as the route names it; absent for an answer from the response cache. */
+  readonly servedBy?: { readonly provider: string; readonly model: string };
   /** Requests of the call before the one that answered. */
   readonly fallbacks: number;
   /** What the call cost, in nano-USD (the record's `totalCostNanoUsd`). */
@@ -43,6 +43,7 @@ export async function answerSoon(start: StartCall, input: RoutedCallInputValue):
   const wait = awaitAnswer(token);
   try {
     const handle = await start({ ...input, relay: { url: inProcessRelayUrl(), token, answer: true } });
+    wait.bind(handle.workflowId);
     const result = handle.result();
     // The result is read by `result()`, or not at all: a rejection nobody reads must not end the process.
     result.catch(() => undefined);
@@ -60,10 +61,11 @@ export async function answerSoon(start: StartCall, input: RoutedCallInputValue):
 }
 
 function fromHanded(push: RelayAnswer) {
-  const { provider, model, ...answer } = push.answer;
+  // The target as the route names it (the record's), not the model the provider says answered.
+  const { provider: _provider, model: _model, ...answer } = push.answer;
   return {
     answer,
-    servedBy: { provider, model },
+    servedBy: { provider: push.target.provider, model: push.target.model },
     fallbacks: push.fallbacks,
     totalCostNanoUsd: push.totalCostNanoUsd,
     early: true,
@@ -73,8 +75,9 @@ function fromHanded(push: RelayAnswer) {
 function fromResult({ answer, record }: RoutedCallResult) {
   return {
     answer,
-    // A call that answered was served by a target: the record names it.
-    servedBy: { provider: record.servedBy!.provider, model: record.servedBy!.model },
+    ...(record.servedBy
+      ? { servedBy: { provider: record.servedBy.provider, model: record.servedBy.model } }
+      : {}),
     fallbacks: record.fallbacks,
     totalCostNanoUsd: record.totalCostNanoUsd,
     early: false,

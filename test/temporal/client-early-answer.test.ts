@@ -44,7 +44,7 @@ test('the answer comes while the call is still running, and the call ends with i
       held.release();
       const { answer, record } = await early.result();
       expect(answer).toEqual(early.answer);
-      expect(record.servedBy).toMatchObject(early.servedBy);
+      expect(record.servedBy).toMatchObject(early.servedBy!);
       expect(record.fallbacks).toBe(1);
       expect(record.totalCostNanoUsd).toBe(early.totalCostNanoUsd);
     },
@@ -93,6 +93,29 @@ test('a call that fails rejects as generate does; a relay of the caller is refus
     await expect(switchyard.answer({ route: 'support', request, relay })).rejects.toMatchObject({
       name: 'InvalidRequestError',
       field: 'relay',
+    });
+  });
+});
+
+test('a streamed call through answer still fails over: pieces have no place in this process, so none went out', async () => {
+  harness.fake.script('gpt-primary', { kind: 'stream_cut', afterEvents: 2 });
+  harness.fake.script('gpt-secondary', {
+    kind: 'answer',
+    text: 'whole answer',
+    usage: { inputTokens: 3, outputTokens: 2 },
+  });
+  const route = {
+    targets: [
+      { provider: 'openai', model: 'gpt-primary', timeoutMs: 5_000 },
+      { provider: 'openai', model: 'gpt-secondary', timeoutMs: 5_000 },
+    ],
+  };
+  await harness.withWorker(async (switchyard) => {
+    const answered = await switchyard.answer({ route, request, stream: true });
+    expect(answered).toMatchObject({
+      answer: { text: 'whole answer' },
+      servedBy: { provider: 'openai', model: 'gpt-secondary' },
+      fallbacks: 1,
     });
   });
 });

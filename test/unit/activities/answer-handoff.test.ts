@@ -7,6 +7,7 @@ import {
 import type { AttemptSuccess } from '../../../src/activities/attempt-types';
 import { awaitAnswer, IN_PROCESS_RELAY_ORIGIN, inProcessRelayUrl } from '../../../src/in-process-answers';
 import type { HeartbeatReceipt } from '../../../src/activities/sending-mark';
+import { RelayPusher } from '../../../src/activities/relay-client';
 import type { RelayAnswer } from '../../../src/config/relay';
 import { startGatewayRelay, type TestRelay } from '../../support/relay-server';
 
@@ -43,6 +44,7 @@ function facts(text: string, url = relay.url) {
       firstStartedAtMs: 1_700_000_000_000,
     },
     attemptId: '3',
+    workflowId: 'switchyard-call-1',
     target: { provider: 'openai', model: 'gpt-test' },
     success: success(text),
     costNanoUsd: 500,
@@ -111,14 +113,17 @@ test('a relay that refuses the push or the connection: not taken, and no throw',
 });
 
 describe('a caller in this process', () => {
-  const inProcess = (token: string, url = inProcessRelayUrl()) => ({
+  const inProcess = (token: string, url = inProcessRelayUrl(), workflowId = 'switchyard-call-1') => ({
     ...facts('here'),
+    workflowId,
     relay: { url, token, answer: true as const },
   });
+  const recorded = async (): Promise<HeartbeatReceipt> => 'recorded';
 
   test('takes the answer directly, after it is recorded, with the same figures', async () => {
     const token = 'b'.repeat(43);
     const wait = awaitAnswer(token);
+    wait.bind('switchyard-call-1');
     const order: string[] = [];
     void wait.answered.then(() => order.push('handed'));
     const taken = await createAnswerHandoff()(inProcess(token), async () => {
@@ -148,6 +153,44 @@ describe('a caller in this process', () => {
     expect(await createAnswerHandoff()(inProcess(token, elsewhere), record)).toBe(false);
     here.stop();
     expect(recorded).toBe(0);
+  });
+
+  test("only the caller's own call's answer reaches it, also when an attempt beats its caller's start", async () => {
+    const token = 'd'.repeat(43);
+    const wait = awaitAnswer(token);
+    // Another call naming the same token (it is in the call's input), and the caller's own, before it is bound.
+    expect(await createAnswerHandoff()(inProcess(token, undefined, 'switchyard-call-other'), recorded)).toBe(
+      true,
+    );
+    expect(await createAnswerHandoff()(inProcess(token, undefined, 'switchyard-call-own'), recorded)).toBe(
+      true,
+    );
+    wait.bind('switchyard-call-own');
+    const handed = await wait.answered;
+    expect(handed.answer.text).toBe('here');
+    // Bound now, and answered: no other call's answer is taken any more.
+    expect(await createAnswerHandoff()(inProcess(token, undefined, 'switchyard-call-other'), recorded)).toBe(
+      false,
+    );
+
+    const bound = awaitAnswer('e'.repeat(43));
+    bound.bind('switchyard-call-mine');
+    const other = inProcess('e'.repeat(43), undefined, 'switchyard-call-theirs');
+    expect(await createAnswerHandoff()(other, recorded)).toBe(false);
+    bound.stop();
+  });
+
+  test('a streamed attempt pushes no pieces to an in-process relay, and may still fail over', async () => {
+    const delivered: string[] = [];
+    const pusher = new RelayPusher(
+      { url: inProcessRelayUrl(), token: 'f'.repeat(43), answer: true },
+      { attemptId: '1', target: { provider: 'openai', model: 'gpt-test' } },
+      { onDelivered: () => delivered.push('delivered'), onStopped: (reason) => delivered.push(reason) },
+    );
+    pusher.push({ type: 'text', text: 'a piece' });
+    await pusher.flush();
+    expect(pusher.callerHasOutput).toBe(false);
+    expect(delivered).toEqual([]);
   });
 
   test('a worker that does not know in-process relays posts to a name that never resolves: nothing handed over', async () => {
