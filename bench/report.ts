@@ -277,6 +277,15 @@ export function renderTables(results: BenchResults): string {
       : []),
     row(['bare one-activity workflow (the floor)', pair(fast.bare), pair(slow.bare)]),
     row(['routed call (breaker)', pair(fast.routed), pair(slow.routed)]),
+    ...(fast.lanes.answered && slow.lanes.answered
+      ? [
+          row([
+            'routed call (breaker), the answer through `answer()`',
+            pair(fast.lanes.answered),
+            pair(slow.lanes.answered),
+          ]),
+        ]
+      : []),
     row(['routed call (breaker + budget)', pair(fast.budgeted), pair(slow.budgeted)]),
     row(['routed p50 / bare p50', `${fast.ratioRoutedToBareP50} ×`, `${slow.ratioRoutedToBareP50} ×`]),
     row([
@@ -284,7 +293,7 @@ export function renderTables(results: BenchResults): string {
       `${fast.ratioBudgetedToBareP50} ×`,
       `${slow.ratioBudgetedToBareP50} ×`,
     ]),
-    ...(['direct', 'bareDefault', 'bare', 'routed', 'budgeted'] as const)
+    ...(['direct', 'bareDefault', 'bare', 'routed', 'answered', 'budgeted'] as const)
       .filter((lane) => fast.cpuPerCallMs[lane] && slow.cpuPerCallMs[lane])
       .map((lane) =>
         row([
