@@ -89,7 +89,7 @@ export function awaitedHere(relay: RelayTarget): boolean {
  * the caller waits for another call: nothing was handed over.
  */
 export function handOverHere(relay: RelayTarget, workflowId: string, answer: RelayAnswer): boolean {
-  if (relay.url !== inProcessRelayUrl()) return false;
+  if (relay.url !== inProcessRelayUrl() || workflowId === '') return false;
   const waiter = registry.waiting.get(relay.token);
   if (!waiter) return false;
   if (waiter.workflowId === undefined) {
