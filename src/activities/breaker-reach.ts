@@ -2,7 +2,6 @@
 // breakers that could not be reached lately. Worker side.
 import {
   QueryRejectedError,
-  WorkflowClient,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type Client,
@@ -10,6 +9,7 @@ import {
 import { SwitchyardError } from '../config/branded-error';
 import { breakerKey, initialBreakerState, type BreakerState } from '../routing/breaker-state';
 import { breakerWorkflowId, stateQuery } from '../workflows/breaker/definitions';
+import { openRunQueries } from './open-run-queries';
 
 /**
  * How long one read or update of a breaker entity may take before the breaker counts as unreachable, in
@@ -48,13 +48,7 @@ async function within<T>(operation: Promise<T>, timeoutMs: number, onTimeout: ()
 /** Reads a breaker's state with a query: queries add nothing to the entity's history. */
 function createStateReader(client: Client) {
   // A closed run (terminated by an operator) must read as "no breaker", not as its last state.
-  const workflows = new WorkflowClient({
-    connection: client.connection,
-    namespace: client.options.namespace,
-    dataConverter: client.options.dataConverter,
-    identity: client.options.identity,
-    queryRejectCondition: 'NOT_OPEN',
-  });
+  const workflows = openRunQueries(client);
   return async function readBreaker(
     provider: string,
     model: string,

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import {
   QueryRejectedError,
   WithStartWorkflowOperation,
-  WorkflowClient,
   WorkflowNotFoundError,
   type Client,
 } from '@temporalio/client';
@@ -24,6 +23,7 @@ import {
   type CacheStoreInput,
 } from '../workflows/response-cache/definitions';
 import type { responseCacheWorkflow } from '../workflows/response-cache/response-cache-workflow';
+import { openRunQueries } from './open-run-queries';
 
 /** What makes two calls the same question: an answer is shared only between calls that agree on all of it. */
 export interface CacheKeyParts {
@@ -108,13 +108,7 @@ function freshFor(entry: CachedAnswer | undefined, ttlMs: number, nowMs: number)
 export function createResponseCacheAccess(dependencies: ResponseCacheDependencies) {
   const { client, taskQueue } = dependencies;
   // An entry past its TTL has ended: its closed run must read as "no entry", not as its last answer.
-  const workflows = new WorkflowClient({
-    connection: client.connection,
-    namespace: client.options.namespace,
-    dataConverter: client.options.dataConverter,
-    identity: client.options.identity,
-    queryRejectCondition: 'NOT_OPEN',
-  });
+  const workflows = openRunQueries(client);
   /** The lookups of this worker waiting for an entry's update, by entry: one update at a time per entry. */
   const queues = new Map<string, Promise<unknown>>();
 

@@ -1,9 +1,10 @@
 // Each worker's copy of the routes changed at runtime, read from the route registry at most once per refresh interval. Worker side.
 import { log } from '@temporalio/activity';
-import { QueryRejectedError, WorkflowClient, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { QueryRejectedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { DEFAULT_ROUTE_REFRESH_MS, ROUTE_REFRESH_VARIABLE, routeRefreshMsOf } from '../config/route-refresh';
 import type { RuntimeRoutes } from '../config/runtime-routes';
 import { currentQuery } from '../workflows/route-registry/definitions';
+import { openRunQueries } from './open-run-queries';
 
 /** How long one read of the registry may take before the worker gives up on it, in milliseconds. */
 const READ_DEADLINE_MS = 3_000;
@@ -37,13 +38,7 @@ export interface RouteRegistryReader {
  */
 export function registryQuery(client: Client, workflowId: string): () => Promise<RuntimeRoutes> {
   // A terminated registry must read as "no runtime routes", not as its last state (and needs no replay).
-  const workflows = new WorkflowClient({
-    connection: client.connection,
-    namespace: client.options.namespace,
-    dataConverter: client.options.dataConverter,
-    identity: client.options.identity,
-    queryRejectCondition: 'NOT_OPEN',
-  });
+  const workflows = openRunQueries(client);
   return async () => {
     try {
       return await client.withDeadline(Date.now() + READ_DEADLINE_MS, () =>
