@@ -4,6 +4,7 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createEntityActivities } from './activities';
 import type { ProviderRegistry } from './activities/provider-registry';
+import type { BudgetAllowanceOptions } from './activities/budget-allowances';
 import { connectWorker, type ConnectionSettings } from './client/connection';
 import { dataConverterFromEnvironment, resolveDataConverter } from './codec/data-converter';
 import type { Config } from './config/config';
@@ -70,6 +71,12 @@ export interface SwitchyardWorkerOptions {
    * @default 250
    */
   readonly cancellationWatchAfterMs?: number | false;
+  /**
+   * Budgeted calls reserve from small allowances this worker leases from each budget ledger (a claim recorded
+   * in the ledger's history before the request is sent) rather than with a ledger update each; `false`: an update
+   * each, as before. See docs/budgets.md. @default on, with a 2 s claim window
+   */
+  readonly budgetAllowances?: BudgetAllowanceOptions | false;
 }
 
 /**
@@ -164,6 +171,7 @@ export async function createSwitchyardWorker(options: SwitchyardWorkerOptions): 
       ...(options.cancellationWatchAfterMs !== undefined
         ? { cancellationWatchAfterMs: options.cancellationWatchAfterMs }
         : {}),
+      ...(options.budgetAllowances !== undefined ? { budgetAllowances: options.budgetAllowances } : {}),
       // One registry per calls' queue; its entity runs on the entities' queue like the breakers and ledgers.
       routeRegistry: createRouteRegistryReader({
         read: registryQuery(client, routeRegistryWorkflowId(taskQueue)),

@@ -16,7 +16,8 @@ import { createReconcileReservations } from './reconcile-reservations';
 import { createResolveRoute } from './resolve-route';
 import { createResponseCacheAccess } from './response-cache';
 import type { RouteRegistryReader } from './route-registry-reader';
-import { createLedgerBatcher, createReserveBudget } from './reserve-budget';
+import { BudgetAllowances, type BudgetAllowanceOptions } from './budget-allowances';
+import { createClaimSender, createLedgerBatcher, createReserveBudget } from './reserve-budget';
 import { observedProviderCall, TargetObservations } from './target-observations';
 
 export interface ActivityDependencies {
@@ -54,6 +55,12 @@ export interface ActivityDependencies {
    * never (the worker's option of the same name). @default 250
    */
   readonly cancellationWatchAfterMs?: number | false;
+  /**
+   * Reservations granted from allowances the worker leases from each budget ledger, recorded there by a claim
+   * before the attempt sends, instead of a ledger update on every call; `false`: every reservation is an update
+   * (the worker's option of the same name). @default the defaults of {@link BudgetAllowanceOptions}
+   */
+  readonly budgetAllowances?: BudgetAllowanceOptions | false;
 }
 
 export function createActivities(dependencies: ActivityDependencies) {
@@ -63,7 +70,15 @@ export function createActivities(dependencies: ActivityDependencies) {
   // One batcher per worker: it keeps this worker to one in-flight update per budget scope, which carries its
   // reservations, settles and releases together.
   const ledgerBatcher = createLedgerBatcher(dependencies.client, dependencies.taskQueue, dependencies.config);
-  const reserveBudget = createReserveBudget(ledgerBatcher);
+  const allowances =
+    dependencies.budgetAllowances === false
+      ? undefined
+      : new BudgetAllowances(
+          ledgerBatcher,
+          createClaimSender(dependencies.client),
+          dependencies.budgetAllowances,
+        );
+  const reserveBudget = createReserveBudget(ledgerBatcher, allowances);
   const observations = dependencies.targetObservations ?? new TargetObservations();
   const { admitTarget, peekAdmission, reportBreakerOutcome } = createBreakerAccess({
     client: dependencies.client,

@@ -88,6 +88,29 @@ export class LedgerMessageBatcher {
   }
 
   /**
+   * Several reservations that leave in the same update, in order (a call's reservation and an ask for an
+   * allowance beside it): one decision each.
+   */
+  reserveAll(scope: string, requests: readonly ReservationRequest[]): Promise<ReservationDecision>[] {
+    const lane = this.lanes.get(scope);
+    // Held back by a linger of their own, so the last of them sends them all; an update in flight takes them next.
+    if (lane === undefined || !lane.sending) {
+      const held = requests
+        .slice(0, -1)
+        .map((request) =>
+          this.enqueue<ReservationDecision>(
+            scope,
+            `reserve:${request.reservationId}`,
+            (queue, waiter) => queue.reservations.push({ message: request, ...waiter }),
+            true,
+          ),
+        );
+      return [...held, this.reserve(scope, requests[requests.length - 1]!)];
+    }
+    return requests.map((request) => this.reserve(scope, request));
+  }
+
+  /**
    * Charges a granted reservation what the attempt cost (the whole reservation when the cost is unknown).
    * `linger`: it may wait up to `lingerMs` for other messages to the scope, to travel with them.
    */

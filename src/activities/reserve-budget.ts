@@ -8,6 +8,7 @@ import { budgetLimit } from '../routing/ledger-limits';
 import { ownEntry, type Config } from '../config/config';
 import type { ReservationDecision, ReservationRequest } from '../routing/ledger-state';
 import {
+  claimSignal,
   ledgerWorkflowId,
   messagesUpdate,
   releaseSignal,
@@ -22,6 +23,7 @@ import {
 import { ledgerStartOptions } from '../workflows/ledger/ledger-start';
 import type { ledgerWorkflow } from '../workflows/ledger/ledger-workflow';
 import { SwitchyardMetric } from '../workflows/metric-names';
+import type { BudgetAllowances, SendClaims } from './budget-allowances';
 import { LedgerMessageBatcher, type LedgerBatch, type SendLedgerBatch } from './ledger-batcher';
 
 export interface ReserveBudgetInput {
@@ -101,7 +103,13 @@ export function createLedgerBatcher(client: Client, taskQueue: string, config: C
   return new LedgerMessageBatcher(createLedgerSender(client, taskQueue, config));
 }
 
-export function createReserveBudget(batcher: LedgerMessageBatcher) {
+/** Records a worker's claims on its allowance in the scope's ledger: a signal, in its history once sent. */
+export function createClaimSender(client: Client): SendClaims {
+  return (scope, claims) => client.workflow.getHandle(ledgerWorkflowId(scope)).signal(claimSignal, claims);
+}
+
+/** `allowances`: grant from the worker's allowances where they can hold the reservation; else on the ledger. */
+export function createReserveBudget(batcher: LedgerMessageBatcher, allowances?: BudgetAllowances) {
   /** Reserves budget for one attempt; idempotent by reservation id, so the local activity may retry freely. */
   return async function reserveBudget(input: ReserveBudgetInput): Promise<ReservationDecision> {
     const parsed = ReserveBudgetInputSchema.safeParse(input);
@@ -113,7 +121,11 @@ export function createReserveBudget(batcher: LedgerMessageBatcher) {
         nonRetryable: true,
       });
     }
-    const decision = await batcher.reserve(parsed.data.scope, parsed.data.request);
+    // A caller's own request never asks for an allowance: only the worker's allowances do.
+    const { allowance: _ignored, ...request } = parsed.data.request;
+    const decision = allowances
+      ? await allowances.reserve(parsed.data.scope, request)
+      : await batcher.reserve(parsed.data.scope, request);
     if (!decision.granted) countRefusal(parsed.data.scope, decision.reason);
     return decision;
   };

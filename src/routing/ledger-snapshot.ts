@@ -16,8 +16,10 @@ export interface OpenReservationView {
   readonly holder: string;
   /** ISO time. */
   readonly reservedAt: string;
-  /** ISO time after which it is charged in full. */
+  /** ISO time after which it is charged in full (an allowance: given back). */
   readonly leaseExpiresAt: string;
+  /** A worker's allowance: the amount is what its claims have not taken yet. */
+  readonly allowance?: true;
 }
 
 /** Every amount is integer nano-USD (authoritative); the `Usd` fields are the same numbers for reading. */
@@ -80,6 +82,7 @@ export function ledgerSnapshot(state: LedgerState): LedgerSnapshot {
         holder: reservation.holder,
         reservedAt: iso(reservation.reservedAt),
         leaseExpiresAt: iso(reservation.leaseExpiresAt),
+        ...(reservation.allowance ? { allowance: true as const } : {}),
       }))
       .sort(
         (a, b) => a.reservedAt.localeCompare(b.reservedAt) || a.reservationId.localeCompare(b.reservationId),

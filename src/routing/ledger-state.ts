@@ -1,7 +1,14 @@
 // The budget ledger as a state machine over plain JSON: reserve, settle, release, lease expiry, windows. Pure.
 // Every transition takes the state and returns a new one; none throws, so a workflow handler built on them
 // can never fail its workflow task. Times are epoch milliseconds; money is integer nano-USD.
-import type { CloseEffect, ReservationDecision, ReservationRequest, Settlement } from './ledger-messages';
+import type {
+  AllowanceClaims,
+  ClaimEffect,
+  CloseEffect,
+  ReservationDecision,
+  ReservationRequest,
+  Settlement,
+} from './ledger-messages';
 import { hasWindow, nextWindowStartAt, windowStartAt } from './ledger-window';
 import {
   CLOSED_RESERVATIONS_REMEMBERED,
@@ -16,6 +23,8 @@ import type { NanoUsd } from './money';
 
 // The state's and the messages' shapes belong to the state machine's API: callers may import them from here.
 export type {
+  AllowanceClaims,
+  ClaimEffect,
   CloseEffect,
   ReservationDecision,
   ReservationGrant,
@@ -104,15 +113,44 @@ function remember(draft: Draft, closed: ClosedReservation): void {
   if (excess > 0) draft.closed.splice(0, excess);
 }
 
-/** Charges every reservation whose lease ended at or before `at` in full (or marks it for reconciling). */
-function expireDraft(draft: Draft, at: number): void {
+/**
+ * Charges every reservation whose lease ended at or before `at` in full (or marks it for reconciling). An
+ * allowance is only marked: what it holds goes back in a later activation ({@link releaseEndedAllowances}).
+ */
+function expireDraft(draft: Draft, at: number, now: number): void {
   for (const [reservationId, reservation] of Object.entries(draft.reservations)) {
     if (reservation.leaseExpiresAt > at || reservation.reconciling) continue;
+    if (reservation.allowance) {
+      if (reservation.expiringSince === undefined) {
+        draft.reservations[reservationId] = { ...reservation, expiringSince: now };
+      }
+      continue;
+    }
     if (draft.leaseExpiry === 'reconcile') {
       draft.reservations[reservationId] = { ...reservation, reconciling: true };
       continue;
     }
     chargeInFull(draft, reservationId, reservation.amountNanoUsd);
+  }
+}
+
+/**
+ * Gives back what ended allowances still hold. Only an allowance seen ended in an earlier activation (an
+ * earlier instant): a claim is recorded before its worker sends anything, and its worker trusts an allowance
+ * only until a margin before the lease ends, so every claim that counts precedes the activation that saw the
+ * end, and was applied in it or before, whatever the order of messages within one activation.
+ */
+function releaseEndedAllowances(draft: Draft, now: number): void {
+  for (const [reservationId, reservation] of Object.entries(draft.reservations)) {
+    if (!reservation.allowance || reservation.expiringSince === undefined) continue;
+    if (reservation.expiringSince >= now) continue;
+    delete draft.reservations[reservationId];
+    remember(draft, {
+      reservationId,
+      outcome: ClosedOutcome.released,
+      chargedNanoUsd: 0,
+      amountNanoUsd: reservation.amountNanoUsd,
+    });
   }
 }
 
@@ -137,7 +175,7 @@ function advanceDraft(draft: Draft, now: number): void {
   const currentStart = windowStartAt(draft, now);
   if (hasWindow(draft) && currentStart > draft.windowStartedAt) {
     const endedAt = nextWindowStartAt(draft, draft.windowStartedAt) ?? currentStart;
-    expireDraft(draft, endedAt - 1);
+    expireDraft(draft, endedAt - 1, now);
     draft.previousWindow = {
       startedAt: draft.windowStartedAt,
       endedAt,
@@ -148,7 +186,8 @@ function advanceDraft(draft: Draft, now: number): void {
     draft.spentNanoUsd = 0;
     draft.overdraftNanoUsd = 0;
   }
-  expireDraft(draft, now);
+  releaseEndedAllowances(draft, now);
+  expireDraft(draft, now, now);
 }
 
 /** Expires leases (as `state.leaseExpiry` says) and resets the window as of `now`. */
@@ -163,7 +202,9 @@ export function nextWakeAt(state: LedgerState): number | null {
   let wake = nextWindowStartAt(state, state.windowStartedAt);
   for (const reservation of Object.values(state.reservations)) {
     if (reservation.reconciling) continue;
-    if (wake === null || reservation.leaseExpiresAt < wake) wake = reservation.leaseExpiresAt;
+    const at =
+      reservation.expiringSince === undefined ? reservation.leaseExpiresAt : reservation.expiringSince + 1;
+    if (wake === null || at < wake) wake = at;
   }
   return wake;
 }
@@ -226,9 +267,11 @@ export function reserveBatch(
         reservationId: request.reservationId,
         amountNanoUsd: open.amountNanoUsd,
         leaseExpiresAt: open.leaseExpiresAt,
+        ...(open.allowance ? { allowance: true as const } : {}),
       };
     }
-    const committed = draft.spentNanoUsd + reserved + request.amountNanoUsd;
+    // An allowance leaves at least as much as it takes to everyone else: near exhaustion, calls reserve one by one.
+    const committed = draft.spentNanoUsd + reserved + request.amountNanoUsd * (request.allowance ? 2 : 1);
     const fits =
       Number.isSafeInteger(committed) && (draft.limitNanoUsd === null || committed <= draft.limitNanoUsd);
     const closed = findClosed(draft, request.reservationId);
@@ -252,17 +295,53 @@ export function reserveBatch(
       holder: request.holder,
       reservedAt: now,
       leaseExpiresAt,
+      ...(request.allowance ? { allowance: true as const } : {}),
     };
     reserved += request.amountNanoUsd;
-    draft.totals.granted += 1;
+    // The totals count attempts' reservations: an allowance is counted through its claims.
+    if (!request.allowance) draft.totals.granted += 1;
     return {
       granted: true,
       reservationId: request.reservationId,
       amountNanoUsd: request.amountNanoUsd,
       leaseExpiresAt,
+      ...(request.allowance ? { allowance: true as const } : {}),
     };
   });
   return { state: draft, decisions };
+}
+
+/**
+ * Moves claimed reservations out of an allowance, each becoming a reservation of its own, in order. A claim the
+ * allowance cannot cover (gone, or holding less) or whose id is already open or closed holds nothing: its
+ * worker sent nothing on it unless it was recorded while the allowance held it (see `releaseEndedAllowances`).
+ */
+export function claimFromAllowance(
+  state: LedgerState,
+  claims: AllowanceClaims,
+  now: number,
+): { state: LedgerState; effects: ClaimEffect[] } {
+  const draft = draftOf(state);
+  advanceDraft(draft, now);
+  const effects = claims.claims.map((claim): ClaimEffect => {
+    const allowance = draft.reservations[claims.allowanceId];
+    if (!allowance?.allowance) return 'no_allowance';
+    if (draft.reservations[claim.reservationId] || findClosed(draft, claim.reservationId)) return 'duplicate';
+    if (claim.amountNanoUsd > allowance.amountNanoUsd) return 'exceeds_allowance';
+    draft.reservations[claims.allowanceId] = {
+      ...allowance,
+      amountNanoUsd: allowance.amountNanoUsd - claim.amountNanoUsd,
+    };
+    draft.reservations[claim.reservationId] = {
+      amountNanoUsd: claim.amountNanoUsd,
+      holder: claim.holder,
+      reservedAt: now,
+      leaseExpiresAt: now + claim.leaseMs,
+    };
+    draft.totals.granted += 1;
+    return 'claimed';
+  });
+  return { state: draft, effects };
 }
 
 /**
@@ -347,7 +426,7 @@ export function releaseReservation(
   if (findClosed(draft, reservationId)) return { state: draft, effect: { kind: 'duplicate' } };
   const open = draft.reservations[reservationId];
   delete draft.reservations[reservationId];
-  if (open) draft.totals.released += 1;
+  if (open && !open.allowance) draft.totals.released += 1;
   remember(draft, {
     reservationId,
     outcome: ClosedOutcome.released,

@@ -28,6 +28,13 @@ export interface OpenReservation {
    * (a settle lost with its worker). Still held in full until that answer comes.
    */
   readonly reconciling?: true;
+  /** A worker's allowance: `amountNanoUsd` is what its claims have not taken yet. */
+  readonly allowance?: true;
+  /**
+   * When an allowance's lease was seen to end: what is left goes back in a later activation, never the one that
+   * saw it, so every claim that reached the ledger before the lease ended has been applied first.
+   */
+  readonly expiringSince?: number;
 }
 
 export const ClosedOutcome = { settled: 'settled', released: 'released', expired: 'expired' } as const;

@@ -5,6 +5,7 @@ import { BudgetScopeSchema } from '../../config/budget';
 import type { LimitChange } from '../../routing/ledger-limits';
 import type { LedgerSnapshot } from '../../routing/ledger-snapshot';
 import type {
+  AllowanceClaims,
   LedgerLimit,
   LedgerState,
   ReservationDecision,
@@ -22,6 +23,8 @@ export function ledgerWorkflowId(scope: string): string {
 export const MAX_RESERVATIONS_PER_UPDATE = 500;
 /** Longest lease a reservation may ask for: one day, in milliseconds. */
 export const MAX_LEASE_MS = 86_400_000;
+/** Longest lease an allowance may ask for, in milliseconds: what it holds is held from everyone else. */
+export const MAX_ALLOWANCE_LEASE_MS = 60_000;
 /**
  * Messages (updates and signals) one ledger run handles before it continues as new. Temporal refuses more
  * than 2 000 updates per run; history size is watched too, through `continueAsNewSuggested`.
@@ -34,12 +37,22 @@ export const RESERVE_REFUSED_FAILURE_TYPE = 'BudgetExceeded';
 const NanoUsdSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const PeriodSchema = z.enum(LEDGER_PERIODS as [LedgerPeriod, ...LedgerPeriod[]]);
 
-export const ReservationRequestSchema = z.object({
+const ClaimSchema = z.object({
   reservationId: z.string().min(1).max(500),
   amountNanoUsd: NanoUsdSchema,
   holder: z.string().max(1000),
   leaseMs: z.number().int().min(1).max(MAX_LEASE_MS),
 }) satisfies z.ZodType<ReservationRequest>;
+
+export const ReservationRequestSchema = ClaimSchema.extend({ allowance: z.literal(true).optional() }).refine(
+  (request) => request.allowance !== true || request.leaseMs <= MAX_ALLOWANCE_LEASE_MS,
+  { message: `an allowance's lease is at most ${MAX_ALLOWANCE_LEASE_MS} ms`, path: ['leaseMs'] },
+) satisfies z.ZodType<ReservationRequest>;
+
+export const AllowanceClaimsSchema = z.object({
+  allowanceId: z.string().min(1).max(500),
+  claims: z.array(ClaimSchema).min(1).max(MAX_RESERVATIONS_PER_UPDATE),
+}) satisfies z.ZodType<AllowanceClaims>;
 
 export const LedgerLimitSchema = z.object({
   limitNanoUsd: NanoUsdSchema.nullable(),
@@ -121,6 +134,11 @@ export const messagesUpdate = defineUpdate<ReserveBatchResult, [LedgerMessages]>
 export const setLimitUpdate = defineUpdate<LedgerSnapshot, [LimitChange]>('setLimit');
 /** Closes a reservation with its cost (known, or unknown: charged in full). */
 export const settleSignal = defineSignal<[Settlement]>('settle');
+/**
+ * Reservations a worker granted its attempts from its allowance, recorded before any of them is sent (a signal
+ * is in the ledger's history once its send returns, without waiting for a workflow task); see `claimFromAllowance`.
+ */
+export const claimSignal = defineSignal<[AllowanceClaims]>('claim');
 /** Closes a reservation without charge: nothing was sent. */
 export const releaseSignal = defineSignal<[Release]>('release');
 export const snapshotQuery = defineQuery<LedgerSnapshot>('snapshot');

@@ -16,6 +16,7 @@ import { applyConfigLimit, setOperatorLimit } from '../../routing/ledger-limits'
 import { ledgerSnapshot } from '../../routing/ledger-snapshot';
 import {
   advanceClock,
+  claimFromAllowance,
   createLedgerState,
   nextWakeAt,
   reconcileReservation,
@@ -28,6 +29,8 @@ import {
   type Reconciliation,
 } from '../../routing/ledger-state';
 import {
+  AllowanceClaimsSchema,
+  claimSignal,
   DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES,
   LedgerMessagesSchema,
   LedgerWorkflowInputSchema,
@@ -210,6 +213,25 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     state = outcome.state;
     messagesThisRun += 1;
     logEffect('release', parsed.data.reservationId, outcome.effect);
+  });
+
+  setHandler(claimSignal, (claims) => {
+    const parsed = AllowanceClaimsSchema.safeParse(claims);
+    if (!parsed.success) {
+      log.warn(`ledger ${input.scope}: dropped invalid claims`, { issues: parsed.error.issues });
+      return;
+    }
+    const outcome = claimFromAllowance(state, parsed.data, Date.now());
+    state = outcome.state;
+    messagesThisRun += 1;
+    outcome.effects.forEach((effect, index) => {
+      if (effect === 'claimed') return;
+      // A void claim holds nothing; its worker sends nothing on it (it asks the ledger the usual way instead).
+      log.info(`ledger ${input.scope}: void claim (${effect})`, {
+        allowanceId: parsed.data.allowanceId,
+        reservationId: parsed.data.claims[index]?.reservationId,
+      });
+    });
   });
 
   setHandler(snapshotQuery, () => ledgerSnapshot(state));

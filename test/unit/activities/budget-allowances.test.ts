@@ -1,0 +1,173 @@
+// A worker's allowances, against a ledger state machine in memory: claims granted without a ledger update,
+// recorded before they are trusted, never trusted late, and the allowance given back only after its claims.
+import { BudgetAllowances, type SendClaims } from '../../../src/activities/budget-allowances';
+import { LedgerMessageBatcher, type SendLedgerBatch } from '../../../src/activities/ledger-batcher';
+import {
+  claimFromAllowance,
+  createLedgerState,
+  releaseReservation,
+  reserveBatch,
+  reservedNanoUsd,
+  type LedgerState,
+  type ReservationRequest,
+} from '../../../src/routing/ledger-state';
+import { setOperatorLimit } from '../../../src/routing/ledger-limits';
+
+const BOUND = 1_000;
+
+function call(id: string): ReservationRequest {
+  return { reservationId: id, amountNanoUsd: BOUND, holder: `call-${id}`, leaseMs: 60_000 };
+}
+
+/** One scope's ledger as the state machine, with every message it received in order. */
+function memoryLedger(limitNanoUsd: number | null) {
+  let state: LedgerState = setOperatorLimit(createLedgerState('team', 0), { limitNanoUsd, period: null }, 0);
+  const messages: string[] = [];
+  let claimGate: Promise<void> | undefined;
+  let failClaims = false;
+  const send: SendLedgerBatch = async (_scope, batch) => {
+    for (const { reservationId } of batch.releases) {
+      messages.push(`release ${reservationId}`);
+      state = releaseReservation(state, reservationId, 0).state;
+    }
+    for (const { reservationId } of batch.settlements) messages.push(`settle ${reservationId}`);
+    for (const request of batch.requests) messages.push(`reserve ${request.reservationId}`);
+    const outcome = reserveBatch(state, batch.requests, 0);
+    state = outcome.state;
+    return outcome.decisions;
+  };
+  const sendClaims: SendClaims = async (_scope, claims) => {
+    await claimGate;
+    if (failClaims) throw new Error('unavailable');
+    messages.push(`claim ${claims.claims.map((each) => each.reservationId).join(',')}`);
+    state = claimFromAllowance(state, claims, 0).state;
+  };
+  return {
+    send,
+    sendClaims,
+    messages,
+    state: () => state,
+    holdClaims(gate: Promise<void>) {
+      claimGate = gate;
+    },
+    failClaims() {
+      failClaims = true;
+    },
+  };
+}
+
+function setup(limit: number | null, clock = { now: 0 }) {
+  const ledger = memoryLedger(limit);
+  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 0 });
+  const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
+    now: () => clock.now,
+    idleMs: 60_000,
+  });
+  return { ledger, allowances, clock };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+test('after the first call asks beside its own reservation, the next calls are claims, not reserve updates', async () => {
+  const { ledger, allowances } = setup(1_000 * BOUND);
+  expect(await allowances.reserve('team', call('c1'))).toMatchObject({ granted: true });
+  await settle();
+  for (const id of ['c2', 'c3', 'c4']) {
+    expect(await allowances.reserve('team', call(id))).toMatchObject({ granted: true, reservationId: id });
+  }
+  const reserves = ledger.messages.filter((message) => message.startsWith('reserve'));
+  expect(reserves).toHaveLength(2); // c1 and the ask beside it
+  expect(ledger.messages.filter((message) => message.startsWith('claim'))).toEqual([
+    'claim c2',
+    'claim c3',
+    'claim c4',
+  ]);
+  // The ledger holds the same total as one reservation per call would, plus what the allowance has left.
+  const state = ledger.state();
+  expect(Object.keys(state.reservations).filter((id) => id.startsWith('c'))).toHaveLength(4);
+  expect(state.totals.granted).toBe(4);
+});
+
+test('a claim is trusted only once recorded; one recorded after the claim window goes to the ledger by its id', async () => {
+  const { ledger, allowances, clock } = setup(1_000 * BOUND);
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  let open!: () => void;
+  ledger.holdClaims(new Promise<void>((resolve) => (open = resolve)));
+  let answered = false;
+  const late = allowances.reserve('team', call('c2')).then((decision) => {
+    answered = true;
+    return decision;
+  });
+  await settle();
+  expect(answered).toBe(false);
+  clock.now = 2_500; // past the 2 s window before the claim is recorded
+  open();
+  expect(await late).toMatchObject({ granted: true, reservationId: 'c2' });
+  // The ledger was asked for c2 itself: it already held it from the claim, so it answered with that grant.
+  expect(ledger.messages).toContain('reserve c2');
+  expect(reservedNanoUsd(ledger.state())).toBeGreaterThanOrEqual(2 * BOUND);
+});
+
+test('a claim whose signal fails is asked of the ledger the usual way', async () => {
+  const { ledger, allowances } = setup(1_000 * BOUND);
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  ledger.failClaims();
+  expect(await allowances.reserve('team', call('c2'))).toMatchObject({ granted: true, reservationId: 'c2' });
+  expect(ledger.messages.slice(-1)).toEqual(['reserve c2']);
+});
+
+test('an allowance goes back only after every claim on it was recorded, so no claim can follow its release', async () => {
+  const { ledger, allowances, clock } = setup(1_000 * BOUND);
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  let open!: () => void;
+  ledger.holdClaims(new Promise<void>((resolve) => (open = resolve)));
+  const claimed = allowances.reserve('team', call('c2'));
+  await settle();
+  // The window ends while c2's claim is out: the worker retires the allowance but must not release it yet.
+  clock.now = 2_100;
+  const after = allowances.reserve('team', call('c3'));
+  await settle();
+  expect(ledger.messages.some((message) => message.startsWith('release allowance'))).toBe(false);
+  open();
+  await claimed;
+  await after;
+  await settle();
+  const claimAt = ledger.messages.indexOf('claim c2');
+  const releaseAt = ledger.messages.findIndex((message) => message.startsWith('release allowance'));
+  expect(claimAt).toBeGreaterThanOrEqual(0);
+  expect(releaseAt).toBeGreaterThan(claimAt);
+});
+
+test('near exhaustion no allowance is granted and every call reserves on the ledger, exactly', async () => {
+  const { ledger, allowances } = setup(3.5 * BOUND);
+  const decisions = await Promise.all(
+    Array.from({ length: 10 }, (_, index) => allowances.reserve('team', call(`c${index}`))),
+  );
+  expect(decisions.filter((decision) => decision.granted)).toHaveLength(3);
+  expect(ledger.messages.some((message) => message.startsWith('claim'))).toBe(false);
+});
+
+test('a ledger that grants the ask without the allowance mark (older than allowances) gets it back at once', async () => {
+  const { ledger, allowances } = setup(1_000 * BOUND);
+  const oldSend = ledger.send;
+  const batcher = new LedgerMessageBatcher(
+    async (scope, batch) =>
+      (await oldSend(scope, batch)).map((decision) => {
+        if (!decision.granted) return decision;
+        const { allowance: _mark, ...plain } = decision;
+        return plain;
+      }),
+    { lingerMs: 0 },
+  );
+  const old = new BudgetAllowances(batcher, ledger.sendClaims);
+  await old.reserve('team', call('c1'));
+  await settle();
+  await old.reserve('team', call('c2'));
+  await settle();
+  expect(ledger.messages.filter((message) => message.startsWith('claim'))).toEqual([]);
+  expect(ledger.messages.some((message) => message.startsWith('release allowance'))).toBe(true);
+  expect(allowances.openAllowances).toBe(0);
+});
