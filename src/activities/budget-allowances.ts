@@ -244,13 +244,18 @@ export class BudgetAllowances {
     try {
       while (allowance.queue.length > 0) {
         const batch = allowance.queue.splice(0, allowance.queue.length);
+        // Settles waiting for company ride along: back-to-back calls then cost the ledger one message each.
+        const closes = this.batcher.takeWaitingCloses(scope);
         try {
           await this.sendClaims(scope, {
             allowanceId: allowance.id,
             claims: batch.map((claim) => claim.request),
+            ...(closes ? { settlements: [...closes.settlements], releases: [...closes.releases] } : {}),
           });
+          closes?.sent();
           for (const claim of batch) claim.resolve();
         } catch (error) {
+          closes?.failed();
           for (const claim of batch) claim.reject(error);
         }
       }

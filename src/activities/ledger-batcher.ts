@@ -14,6 +14,14 @@ export interface LedgerBatch {
   readonly releases: readonly { readonly reservationId: string }[];
 }
 
+/** Closes taken out of the batcher by {@link LedgerMessageBatcher.takeWaitingCloses}. */
+export interface TakenCloses {
+  readonly settlements: readonly Settlement[];
+  readonly releases: readonly { readonly reservationId: string }[];
+  sent(): void;
+  failed(): void;
+}
+
 /** Sends one batch for a scope and returns one decision per reservation request, in order. */
 export type SendLedgerBatch = (scope: string, batch: LedgerBatch) => Promise<readonly ReservationDecision[]>;
 
@@ -131,6 +139,38 @@ export class LedgerMessageBatcher {
       (lane, waiter) => lane.closes.push({ message: { kind: 'release', reservationId }, ...waiter }),
       options.linger === true,
     );
+  }
+
+  /**
+   * Takes the settles and releases of a scope that wait for company (and no reservation waits with them), for a
+   * message about to leave anyway (a claim) to carry: `sent()` or `failed()` answers their callers once it went;
+   * after a failure they go the usual way. Undefined when there is nothing to take.
+   */
+  takeWaitingCloses(scope: string): TakenCloses | undefined {
+    const lane = this.lanes.get(scope);
+    if (!lane || lane.closes.length === 0 || lane.reservations.length > 0) return undefined;
+    const taken = lane.closes.splice(0);
+    if (!lane.sending) {
+      clearTimeout(lane.linger);
+      lane.linger = undefined;
+      this.lanes.delete(scope);
+    }
+    return {
+      settlements: taken.flatMap(({ message }) => (message.kind === 'settle' ? [message.settlement] : [])),
+      releases: taken.flatMap(({ message }) =>
+        message.kind === 'release' ? [{ reservationId: message.reservationId }] : [],
+      ),
+      sent: () => taken.forEach((waiter) => waiter.resolve()),
+      failed: () => {
+        for (const waiter of taken) {
+          const again =
+            waiter.message.kind === 'settle'
+              ? this.settle(scope, waiter.message.settlement)
+              : this.release(scope, waiter.message.reservationId);
+          again.then(waiter.resolve, waiter.reject);
+        }
+      },
+    };
   }
 
   /** Scopes with messages queued or in flight (for tests and diagnostics). */

@@ -61,6 +61,9 @@ export type CloseEffect =
 export interface AllowanceClaims {
   readonly allowanceId: string;
   readonly claims: readonly ReservationRequest[];
+  /** The worker's settles and releases that were waiting to go: applied first, as in a batch of messages. */
+  readonly settlements?: readonly Settlement[];
+  readonly releases?: readonly { readonly reservationId: string }[];
 }
 
 /**

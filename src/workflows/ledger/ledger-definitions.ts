@@ -49,10 +49,7 @@ export const ReservationRequestSchema = ClaimSchema.extend({ allowance: z.litera
   { message: `an allowance's lease is at most ${MAX_ALLOWANCE_LEASE_MS} ms`, path: ['leaseMs'] },
 ) satisfies z.ZodType<ReservationRequest>;
 
-export const AllowanceClaimsSchema = z.object({
-  allowanceId: z.string().min(1).max(500),
-  claims: z.array(ClaimSchema).min(1).max(MAX_RESERVATIONS_PER_UPDATE),
-}) satisfies z.ZodType<AllowanceClaims>;
+
 
 export const LedgerLimitSchema = z.object({
   limitNanoUsd: NanoUsdSchema.nullable(),
@@ -79,6 +76,13 @@ export const SettlementSchema = z.object({
 
 export const ReleaseSchema = z.object({ reservationId: z.string().min(1).max(500) });
 export type Release = z.infer<typeof ReleaseSchema>;
+
+export const AllowanceClaimsSchema = z.object({
+  allowanceId: z.string().min(1).max(500),
+  claims: z.array(ClaimSchema).min(1).max(MAX_RESERVATIONS_PER_UPDATE),
+  settlements: z.array(SettlementSchema).max(MAX_RESERVATIONS_PER_UPDATE).optional(),
+  releases: z.array(ReleaseSchema).max(MAX_RESERVATIONS_PER_UPDATE).optional(),
+}) satisfies z.ZodType<AllowanceClaims>;
 
 /**
  * One worker's messages to a ledger in one update: settles and releases (applied first: they free budget), then

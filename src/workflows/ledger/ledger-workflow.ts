@@ -135,7 +135,7 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
   );
 
   // Settles and releases first: what they free is there for the reservations of the same batch.
-  const closeAll = (messages: LedgerMessages): LedgerState => {
+  const closeAll = (messages: Pick<LedgerMessages, 'settlements' | 'releases'>): LedgerState => {
     let next = state;
     for (const settlement of messages.settlements) {
       const outcome = settleReservation(next, settlement, Date.now());
@@ -221,6 +221,7 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
       log.warn(`ledger ${input.scope}: dropped invalid claims`, { issues: parsed.error.issues });
       return;
     }
+    state = closeAll({ settlements: parsed.data.settlements ?? [], releases: parsed.data.releases ?? [] });
     const outcome = claimFromAllowance(state, parsed.data, Date.now());
     state = outcome.state;
     messagesThisRun += 1;

@@ -39,6 +39,11 @@ function memoryLedger(limitNanoUsd: number | null) {
   const sendClaims: SendClaims = async (_scope, claims) => {
     await claimGate;
     if (failClaims) throw new Error('unavailable');
+    for (const { reservationId } of claims.settlements ?? []) messages.push(`settle ${reservationId}`);
+    for (const { reservationId } of claims.releases ?? []) {
+      messages.push(`release ${reservationId}`);
+      state = releaseReservation(state, reservationId, 0).state;
+    }
     messages.push(`claim ${claims.claims.map((each) => each.reservationId).join(',')}`);
     state = claimFromAllowance(state, claims, 0).state;
   };
@@ -56,14 +61,14 @@ function memoryLedger(limitNanoUsd: number | null) {
   };
 }
 
-function setup(limit: number | null, clock = { now: 0 }) {
+function setup(limit: number | null, clock = { now: 0 }, lingerMs = 0) {
   const ledger = memoryLedger(limit);
-  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 0 });
+  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs });
   const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
     now: () => clock.now,
     idleMs: 60_000,
   });
-  return { ledger, allowances, clock };
+  return { ledger, allowances, clock, batcher };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -170,4 +175,35 @@ test('a ledger that grants the ask without the allowance mark (older than allowa
   expect(ledger.messages.filter((message) => message.startsWith('claim'))).toEqual([]);
   expect(ledger.messages.some((message) => message.startsWith('release allowance'))).toBe(true);
   expect(allowances.openAllowances).toBe(0);
+});
+
+test('a settle waiting for company leaves with the next claim instead of an update of its own', async () => {
+  const { ledger, allowances, batcher } = setup(1_000 * BOUND, { now: 0 }, 60_000);
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  await allowances.reserve('team', call('c2'));
+  const settled = batcher.settle(
+    'team',
+    { reservationId: 'c2', costNanoUsd: 7, costKnown: true },
+    { linger: true },
+  );
+  await allowances.reserve('team', call('c3'));
+  await settled;
+  expect(ledger.messages.slice(-2)).toEqual(['settle c2', 'claim c3']);
+  expect(ledger.messages.filter((message) => message.startsWith('reserve'))).toHaveLength(2);
+});
+
+test('a claim that fails gives the settles it carried back to the batcher, which sends them', async () => {
+  const { ledger, allowances, batcher } = setup(1_000 * BOUND, { now: 0 }, 60_000);
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  const settled = batcher.settle(
+    'team',
+    { reservationId: 'c1', costNanoUsd: 7, costKnown: true },
+    { linger: true },
+  );
+  ledger.failClaims();
+  await allowances.reserve('team', call('c2'));
+  await settled;
+  expect(ledger.messages).toContain('settle c1');
 });
