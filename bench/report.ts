@@ -189,6 +189,11 @@ function goals(results: Omit<BenchResults, 'goals'>, inputs: BenchInputs): Goal[
     results.side_by_side.levels.find((level) => level.variant === variant)?.callsPerS ?? 0;
   const floor = results.failover.floor_ms;
   const rss45 = results.worker_rss_mb_at_45;
+  const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+  const budgetedToRouted = {
+    p50: ratio(results.routed_with_budget.p50, results.routed.p50),
+    cpu: ratio(o.cpu_ratio_budgeted_to_bare, o.cpu_ratio_routed_to_bare),
+  };
   return [
     {
       goal: 'routed call with breaker and budget: p50 ≤ 1.25 × the bare workflow’s',
@@ -199,6 +204,11 @@ function goals(results: Omit<BenchResults, 'goals'>, inputs: BenchInputs): Goal[
       goal: 'routed call with breaker and budget: CPU per call ≤ 1.3 × the bare workflow’s',
       measured: `${o.cpu_ratio_budgeted_to_bare} × (50 ms fake: ${slow.cpuRatio.budgeted} ×)`,
       met: o.cpu_ratio_budgeted_to_bare <= 1.3,
+    },
+    {
+      goal: 'budgeted call: p50 and CPU per call ≤ 1.1 × the same call without a budget scope',
+      measured: `p50 ${budgetedToRouted.p50} ×, CPU ${budgetedToRouted.cpu} × (${results.routed_with_budget.p50} vs ${results.routed.p50} ms)`,
+      met: budgetedToRouted.p50 <= 1.1 && budgetedToRouted.cpu <= 1.1,
     },
     {
       goal: 'routed call without a budget scope: p50 ≤ 1.1 × the bare workflow’s',
