@@ -20,7 +20,12 @@ import { createSwitchyardWorker } from '../src/worker';
 import type { breakerWorkflow } from '../src/workflows/breaker/breaker-workflow';
 import { breakerWorkflowId, stateQuery } from '../src/workflows/breaker/definitions';
 import { entityTaskQueue, ROUTED_CALL_WORKFLOW_TYPE } from '../src/workflows/definitions';
-import { ledgerWorkflowId, reserveUpdate } from '../src/workflows/ledger/ledger-definitions';
+import {
+  claimSignal,
+  ledgerWorkflowId,
+  reserveUpdate,
+  settleSignal,
+} from '../src/workflows/ledger/ledger-definitions';
 import type { ledgerWorkflow } from '../src/workflows/ledger/ledger-workflow';
 import {
   FIXTURE_DIRECTORY,
@@ -282,6 +287,77 @@ async function ledgerWindow({ switchyard, client, fake }: ScenarioContext): Prom
   ];
 }
 
+/**
+ * (c2) A ledger whose calls reserve from a worker's allowance: claims (carrying the settles waiting before them)
+ * instead of reserve updates, an allowance given back by its worker, one abandoned (its lease ends: marked, then
+ * given back in a later activation), a claim after that (void), then continue-as-new.
+ */
+async function ledgerAllowances({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
+  const scope = 'recorder-allowances';
+  const ledger = await client.workflow.start<typeof ledgerWorkflow>('ledgerWorkflow', {
+    taskQueue: entityTaskQueue(TASK_QUEUE),
+    workflowId: ledgerWorkflowId(scope),
+    args: [{ scope, continueAsNewAfterMessages: 16 }],
+  });
+  fake.scriptAlways('ledger-primary', answer);
+  await switchyard.ledgers.setLimit(scope, { limitUsd: 10 });
+  let calls = 0;
+  const call = () =>
+    switchyard.generate(
+      { route: 'ledger', request, budget: scope },
+      { idempotencyKey: `recorder-allowances-${++calls}` },
+    );
+  for (let index = 0; index < 4; index += 1) await call();
+  const abandoned = 'recorder-allowance#1';
+  const claim = (reservationId: string) => ({
+    allowanceId: abandoned,
+    claims: [{ reservationId, amountNanoUsd: 100_000, holder: 'a lost caller', leaseMs: 60_000 }],
+  });
+  await ledger.executeUpdate(reserveUpdate, {
+    args: [
+      {
+        requests: [
+          {
+            reservationId: abandoned,
+            amountNanoUsd: 1_000_000,
+            holder: 'worker gone',
+            leaseMs: 1_000,
+            allowance: true,
+          },
+        ],
+      },
+    ],
+  });
+  await ledger.signal(claimSignal, claim('recorder-claimed#1'));
+  await waitFor('the abandoned allowance to go back', async () => {
+    const snapshot = await switchyard.ledgers.get(scope);
+    return (
+      snapshot !== undefined && !snapshot.openReservations.some((open) => open.reservationId === abandoned)
+    );
+  });
+  await ledger.signal(claimSignal, claim('recorder-claimed#2'));
+  await ledger.signal(settleSignal, {
+    reservationId: 'recorder-claimed#1',
+    costNanoUsd: 50_000,
+    costKnown: true,
+  });
+  await waitFor('the ledger to continue as new', async () => {
+    if ((await runIdOf(client, ledger.workflowId)) !== ledger.firstExecutionRunId) return true;
+    await call();
+    return false;
+  });
+  return [
+    {
+      name: 'ledger-allowances-continue-as-new',
+      scenario:
+        'ledger entity: calls reserving by claims from an allowance, an abandoned allowance given back after its lease, a void claim, then continue-as-new',
+      workflowType: 'ledgerWorkflow',
+      workflowId: ledger.workflowId,
+      runId: ledger.firstExecutionRunId,
+    },
+  ];
+}
+
 /** (d) Both targets down: both breakers open, the call sleeps on a durable timer, walks again and is served. */
 async function patience({ switchyard, client, fake }: ScenarioContext): Promise<Recorded[]> {
   fake.outage('patience-primary');
@@ -464,6 +540,7 @@ const SCENARIOS = {
   failoverWithBudget,
   breakerCycle,
   ledgerWindow,
+  ledgerAllowances,
   patience,
   scheduledGeneration,
   streamInterrupted,

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { AllowanceClaims, ReservationDecision, ReservationRequest } from '../routing/ledger-state';
+import { MAX_RESERVATIONS_PER_UPDATE } from '../workflows/ledger/ledger-definitions';
 import type { LedgerMessageBatcher } from './ledger-batcher';
 
 /** Records claims in the scope's ledger; resolves once they are in its history (a signal, not an update). */
@@ -29,7 +30,11 @@ export interface BudgetAllowanceOptions {
   readonly initialMultiple?: number;
   /** @default 64 */
   readonly maxMultiple?: number;
-  /** A monotonic clock in milliseconds. @default performance.now */
+  /**
+   * One clock in milliseconds for tests, in place of both clocks the claim window is measured on: the elapsed time
+   * is the larger of the monotonic clock's and the wall clock's, so that neither a wall-clock step nor a suspended
+   * machine (which stops the monotonic clock) makes a late claim look timely. @default both
+   */
   readonly now?: () => number;
 }
 
@@ -41,8 +46,9 @@ interface Claim {
 
 interface Allowance {
   readonly id: string;
-  /** Monotonic time just before the ask left: the claim window is counted from here. */
+  /** Monotonic and wall time just before the ask left: the claim window is counted from here. */
   readonly askedAt: number;
+  readonly askedAtWall: number;
   readonly grantedNanoUsd: number;
   remainingNanoUsd: number;
   /** Claims taken and not yet answered by the ledger; the allowance is given back only at zero. */
@@ -84,6 +90,7 @@ export class BudgetAllowances {
   private readonly initialMultiple: number;
   private readonly maxMultiple: number;
   private readonly now: () => number;
+  private readonly wallNow: () => number;
 
   constructor(
     private readonly batcher: LedgerMessageBatcher,
@@ -97,6 +104,7 @@ export class BudgetAllowances {
     this.initialMultiple = options.initialMultiple ?? 8;
     this.maxMultiple = options.maxMultiple ?? 64;
     this.now = options.now ?? (() => performance.now());
+    this.wallNow = options.now ?? Date.now;
   }
 
   /** Reserves for one attempt: from the scope's allowance when it can hold it, else on the ledger. */
@@ -135,8 +143,12 @@ export class BudgetAllowances {
     return (
       !allowance.retiring &&
       allowance.remainingNanoUsd >= amountNanoUsd &&
-      this.now() - allowance.askedAt < this.claimWindowMs
+      this.sinceAsked(allowance) < this.claimWindowMs
     );
+  }
+
+  private sinceAsked(allowance: Allowance): number {
+    return Math.max(this.now() - allowance.askedAt, this.wallNow() - allowance.askedAtWall);
   }
 
   private mayAsk(lane: ScopeAllowances): boolean {
@@ -153,13 +165,13 @@ export class BudgetAllowances {
       leaseMs: this.claimWindowMs + this.leaseMarginMs,
       allowance: true,
     };
-    return { request, askedAt: this.now() };
+    return { request, askedAt: this.now(), askedAtWall: this.wallNow() };
   }
 
   private whenAnswered(
     scope: string,
     lane: ScopeAllowances,
-    ask: { request: ReservationRequest; askedAt: number },
+    ask: { request: ReservationRequest; askedAt: number; askedAtWall: number },
     answer: Promise<ReservationDecision>,
   ): void {
     answer.then(
@@ -178,6 +190,7 @@ export class BudgetAllowances {
         const allowance: Allowance = {
           id: decision.reservationId,
           askedAt: ask.askedAt,
+          askedAtWall: ask.askedAtWall,
           grantedNanoUsd: decision.amountNanoUsd,
           remainingNanoUsd: decision.amountNanoUsd,
           inFlight: 0,
@@ -209,7 +222,7 @@ export class BudgetAllowances {
     allowance.inFlight += 1;
     allowance.lastClaimAt = this.now();
     // Ask for the next one while this one still serves, so a steady stream of calls never waits for a grant.
-    const halfGone = this.now() - allowance.askedAt > this.claimWindowMs / 2;
+    const halfGone = this.sinceAsked(allowance) > this.claimWindowMs / 2;
     if ((halfGone || allowance.remainingNanoUsd < request.amountNanoUsd) && this.mayAsk(lane)) {
       const ask = this.ask(lane, request);
       const [asked] = this.batcher.reserveAll(scope, [ask.request]);
@@ -228,7 +241,7 @@ export class BudgetAllowances {
       this.giveBackIfDone(scope, allowance);
     }
     // Recorded too late to be sure it came before the lease's end: the ledger decides, by the same id.
-    if (this.now() - allowance.askedAt >= this.claimWindowMs) return this.batcher.reserve(scope, request);
+    if (this.sinceAsked(allowance) >= this.claimWindowMs) return this.batcher.reserve(scope, request);
     return {
       granted: true,
       reservationId: request.reservationId,
@@ -243,9 +256,10 @@ export class BudgetAllowances {
     allowance.sending = true;
     try {
       while (allowance.queue.length > 0) {
-        const batch = allowance.queue.splice(0, allowance.queue.length);
+        // A signal carries as many messages as an update may: the ledger drops a larger one whole.
+        const batch = allowance.queue.splice(0, MAX_RESERVATIONS_PER_UPDATE);
         // Settles waiting for company ride along: back-to-back calls then cost the ledger one message each.
-        const closes = this.batcher.takeWaitingCloses(scope);
+        const closes = this.batcher.takeWaitingCloses(scope, MAX_RESERVATIONS_PER_UPDATE - batch.length);
         try {
           await this.sendClaims(scope, {
             allowanceId: allowance.id,

@@ -142,15 +142,15 @@ export class LedgerMessageBatcher {
   }
 
   /**
-   * Takes the settles and releases of a scope that wait for company (and no reservation waits with them), for a
-   * message about to leave anyway (a claim) to carry: `sent()` or `failed()` answers their callers once it went;
+   * Takes up to `most` of the settles and releases of a scope that wait for company (and no reservation waits with
+   * them), for a message about to leave anyway (a claim) to carry: `sent()` or `failed()` answers their callers once it went;
    * after a failure they go the usual way. Undefined when there is nothing to take.
    */
-  takeWaitingCloses(scope: string): TakenCloses | undefined {
+  takeWaitingCloses(scope: string, most: number): TakenCloses | undefined {
     const lane = this.lanes.get(scope);
-    if (!lane || lane.closes.length === 0 || lane.reservations.length > 0) return undefined;
-    const taken = lane.closes.splice(0);
-    if (!lane.sending) {
+    if (!lane || lane.closes.length === 0 || lane.reservations.length > 0 || most <= 0) return undefined;
+    const taken = lane.closes.splice(0, most);
+    if (!lane.sending && lane.closes.length === 0) {
       clearTimeout(lane.linger);
       lane.linger = undefined;
       this.lanes.delete(scope);

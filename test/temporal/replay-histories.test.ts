@@ -130,6 +130,30 @@ describe('the guard can fail', () => {
     for (const result of results) expect(result.error).toBeInstanceOf(DeterminismViolationError);
   });
 
+  test('ledger code that does not mark a run holding allowances cannot replay one: older workers leave it alone', async () => {
+    const ledgers = fixtures.filter((fixture) => fixture.workflowType === 'ledgerWorkflow');
+    const withAllowances = ledgers.filter((fixture) => fixture.name === 'ledger-allowances-continue-as-new');
+    expect(withAllowances).toHaveLength(1);
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../support/replay-ledger-before-allowances-workflows'),
+      logger: new DefaultLogger('WARN'),
+      webpackConfigHook: (config) => ({
+        ...config,
+        resolve: {
+          ...config.resolve,
+          alias: {
+            ...(config.resolve?.alias as Record<string, string>),
+            '@temporalio/workflow$': require.resolve('../support/workflow-without-memo'),
+          },
+        },
+      }),
+    });
+    const results = await replay(bundle, ledgers);
+    expect(results.map((result) => result.error instanceof DeterminismViolationError)).toEqual(
+      ledgers.map((fixture) => withAllowances.includes(fixture)),
+    );
+  });
+
   test('the same change behind patched() replays every recorded routed call', async () => {
     const bundle = await bundleTestWorkflows('../support/replay-patched-change-workflows');
     const results = await replay(bundle, routedCalls);

@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   log,
+  upsertMemo,
   patched,
   proxyActivities,
   setHandler,
@@ -27,6 +28,7 @@ import {
   type CloseEffect,
   type LedgerState,
   type Reconciliation,
+  type ReservationDecision,
 } from '../../routing/ledger-state';
 import {
   AllowanceClaimsSchema,
@@ -86,6 +88,20 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
   const mustContinueAsNew = () =>
     messagesThisRun >= continueAsNewAfter || workflowInfo().continueAsNewSuggested;
 
+  // A run that holds allowances says so with a command that code from before allowances never gives: such code
+  // then cannot replay the run (a nondeterminism error fails its task, which waits for a newer worker) instead of
+  // taking allowances for plain reservations and dropping the claims on them.
+  let allowancesMarked = false;
+  const markAllowances = (decisions: readonly ReservationDecision[]) => {
+    if (allowancesMarked || !decisions.some((decision) => decision.granted && decision.allowance)) return;
+    allowancesMarked = true;
+    upsertMemo({ switchyardLedgerAllowances: true });
+  };
+  if (Object.values(state.reservations).some((reservation) => reservation.allowance)) {
+    allowancesMarked = true;
+    upsertMemo({ switchyardLedgerAllowances: true });
+  }
+
   // Date.now() is the activation's time: the validator and the handler of one update see the same instant.
   const decide = (batch: ReserveBatch, from: LedgerState = state) => {
     const declared = batch.declaredLimit ? applyConfigLimit(from, batch.declaredLimit, Date.now()) : from;
@@ -105,7 +121,46 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
       });
     }
   };
+  // Settles and releases first: what they free is there for the reservations of the same batch.
+  const closeAll = (messages: Pick<LedgerMessages, 'settlements' | 'releases'>): LedgerState => {
+    let next = state;
+    for (const settlement of messages.settlements) {
+      const outcome = settleReservation(next, settlement, Date.now());
+      next = outcome.state;
+      logEffect('settle', settlement.reservationId, outcome.effect);
+    }
+    for (const { reservationId } of messages.releases) {
+      const outcome = releaseReservation(next, reservationId, Date.now());
+      next = outcome.state;
+      logEffect('release', reservationId, outcome.effect);
+    }
+    return next;
+  };
+
   // Handlers are registered before the first await, so an update-with-start that creates the ledger finds them.
+  // The claim's is registered first, with what it needs above it: in a run's first activation the SDK runs the messages that came
+  // before it in the order their handlers are registered, and a claim must be applied before a release or settle
+  // that follows it in history (its worker trusted it, and sent).
+  setHandler(claimSignal, (claims) => {
+    const parsed = AllowanceClaimsSchema.safeParse(claims);
+    if (!parsed.success) {
+      log.warn(`ledger ${input.scope}: dropped invalid claims`, { issues: parsed.error.issues });
+      return;
+    }
+    state = closeAll({ settlements: parsed.data.settlements ?? [], releases: parsed.data.releases ?? [] });
+    const outcome = claimFromAllowance(state, parsed.data, Date.now());
+    state = outcome.state;
+    messagesThisRun += 1;
+    outcome.effects.forEach((effect, index) => {
+      if (effect === 'claimed') return;
+      // A void claim holds nothing; its worker sends nothing on it (it asks the ledger the usual way instead).
+      log.info(`ledger ${input.scope}: void claim (${effect})`, {
+        allowanceId: parsed.data.allowanceId,
+        reservationId: parsed.data.claims[index]?.reservationId,
+      });
+    });
+  });
+
   setHandler(
     reserveUpdate,
     (batch) => {
@@ -115,6 +170,7 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
       const outcome = decide(batch);
       state = outcome.state;
       messagesThisRun += 1;
+      markAllowances(outcome.decisions);
       return { decisions: outcome.decisions };
     },
     {
@@ -134,21 +190,6 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     },
   );
 
-  // Settles and releases first: what they free is there for the reservations of the same batch.
-  const closeAll = (messages: Pick<LedgerMessages, 'settlements' | 'releases'>): LedgerState => {
-    let next = state;
-    for (const settlement of messages.settlements) {
-      const outcome = settleReservation(next, settlement, Date.now());
-      next = outcome.state;
-      logEffect('settle', settlement.reservationId, outcome.effect);
-    }
-    for (const { reservationId } of messages.releases) {
-      const outcome = releaseReservation(next, reservationId, Date.now());
-      next = outcome.state;
-      logEffect('release', reservationId, outcome.effect);
-    }
-    return next;
-  };
   setHandler(
     messagesUpdate,
     (messages) => {
@@ -156,6 +197,7 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
       const outcome = decide(messages, closeAll(messages));
       state = outcome.state;
       messagesThisRun += 1;
+      markAllowances(outcome.decisions);
       return { decisions: outcome.decisions };
     },
     {
@@ -213,26 +255,6 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     state = outcome.state;
     messagesThisRun += 1;
     logEffect('release', parsed.data.reservationId, outcome.effect);
-  });
-
-  setHandler(claimSignal, (claims) => {
-    const parsed = AllowanceClaimsSchema.safeParse(claims);
-    if (!parsed.success) {
-      log.warn(`ledger ${input.scope}: dropped invalid claims`, { issues: parsed.error.issues });
-      return;
-    }
-    state = closeAll({ settlements: parsed.data.settlements ?? [], releases: parsed.data.releases ?? [] });
-    const outcome = claimFromAllowance(state, parsed.data, Date.now());
-    state = outcome.state;
-    messagesThisRun += 1;
-    outcome.effects.forEach((effect, index) => {
-      if (effect === 'claimed') return;
-      // A void claim holds nothing; its worker sends nothing on it (it asks the ledger the usual way instead).
-      log.info(`ledger ${input.scope}: void claim (${effect})`, {
-        allowanceId: parsed.data.allowanceId,
-        reservationId: parsed.data.claims[index]?.reservationId,
-      });
-    });
   });
 
   setHandler(snapshotQuery, () => ledgerSnapshot(state));

@@ -207,3 +207,33 @@ test('a claim that fails gives the settles it carried back to the batcher, which
   await settled;
   expect(ledger.messages).toContain('settle c1');
 });
+
+test('claims queued behind a slow signal leave in signals of at most 500 messages, settles included', async () => {
+  const ledger = memoryLedger(null);
+  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 60_000 });
+  const sizes: number[] = [];
+  const allowances = new BudgetAllowances(
+    batcher,
+    async (scope, claims) => {
+      sizes.push(claims.claims.length + (claims.settlements?.length ?? 0) + (claims.releases?.length ?? 0));
+      await ledger.sendClaims(scope, claims);
+    },
+    { now: () => 0, idleMs: 60_000, initialMultiple: 2_000, maxMultiple: 2_000 },
+  );
+  await allowances.reserve('team', call('c0'));
+  await settle();
+  let open!: () => void;
+  ledger.holdClaims(new Promise<void>((resolve) => (open = resolve)));
+  const first = allowances.reserve('team', call('c1'));
+  await settle();
+  const settles = Array.from({ length: 300 }, (_, index) =>
+    batcher.settle('team', { reservationId: `s${index}`, costNanoUsd: 1, costKnown: true }, { linger: true }),
+  );
+  const queued = Array.from({ length: 600 }, (_, index) => allowances.reserve('team', call(`q${index}`)));
+  open();
+  const decisions = await Promise.all([first, ...queued]);
+  await Promise.all(settles);
+  expect(decisions.every((decision) => decision.granted)).toBe(true);
+  expect(Math.max(...sizes)).toBeLessThanOrEqual(500);
+  expect(Object.keys(ledger.state().reservations).filter((id) => /^(c|q)\d/.test(id))).toHaveLength(602);
+});
