@@ -49,8 +49,6 @@ export const ReservationRequestSchema = ClaimSchema.extend({ allowance: z.litera
   { message: `an allowance's lease is at most ${MAX_ALLOWANCE_LEASE_MS} ms`, path: ['leaseMs'] },
 ) satisfies z.ZodType<ReservationRequest>;
 
-
-
 export const LedgerLimitSchema = z.object({
   limitNanoUsd: NanoUsdSchema.nullable(),
   period: PeriodSchema.nullable(),
