@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { AllowanceClaims, ReservationDecision, ReservationRequest } from '../routing/ledger-state';
-import { MAX_RESERVATIONS_PER_UPDATE } from '../workflows/ledger/ledger-definitions';
+import { MAX_ALLOWANCE_LEASE_MS, MAX_RESERVATIONS_PER_UPDATE } from '../workflows/ledger/ledger-definitions';
 import type { LedgerMessageBatcher } from './ledger-batcher';
 
 /** Records claims in the scope's ledger; resolves once they are in its history (a signal, not an update). */
@@ -36,6 +36,8 @@ export interface BudgetAllowanceOptions {
    * machine (which stops the monotonic clock) makes a late claim look timely. @default both
    */
   readonly now?: () => number;
+  /** The wall clock, for tests that move it apart from `now`. @default `now` when given, else Date.now */
+  readonly wallNow?: () => number;
 }
 
 interface Claim {
@@ -104,7 +106,18 @@ export class BudgetAllowances {
     this.initialMultiple = options.initialMultiple ?? 8;
     this.maxMultiple = options.maxMultiple ?? 64;
     this.now = options.now ?? (() => performance.now());
-    this.wallNow = options.now ?? Date.now;
+    this.wallNow = options.wallNow ?? options.now ?? Date.now;
+    // A margin of at least half a second keeps a trusted claim ahead of the lease's end; the ledger caps the lease.
+    if (!(this.claimWindowMs > 0) || !(this.leaseMarginMs >= 500)) {
+      throw new RangeError(
+        `budgetAllowances: claimWindowMs must be above 0 and leaseMarginMs at least 500 (got ${this.claimWindowMs} and ${this.leaseMarginMs})`,
+      );
+    }
+    if (this.claimWindowMs + this.leaseMarginMs > MAX_ALLOWANCE_LEASE_MS) {
+      throw new RangeError(
+        `budgetAllowances: claimWindowMs + leaseMarginMs must be at most ${MAX_ALLOWANCE_LEASE_MS} ms (the ledger's longest allowance lease)`,
+      );
+    }
   }
 
   /** Reserves for one attempt: from the scope's allowance when it can hold it, else on the ledger. */

@@ -150,6 +150,12 @@ export class LedgerMessageBatcher {
     const lane = this.lanes.get(scope);
     if (!lane || lane.closes.length === 0 || lane.reservations.length > 0 || most <= 0) return undefined;
     const taken = lane.closes.splice(0, most);
+    // No longer queued: a copy sent again (after a failed claim) must go, not join the one taken.
+    for (const { message } of taken) {
+      lane.byId.delete(
+        `close:${message.kind === 'settle' ? message.settlement.reservationId : message.reservationId}`,
+      );
+    }
     if (!lane.sending && lane.closes.length === 0) {
       clearTimeout(lane.linger);
       lane.linger = undefined;

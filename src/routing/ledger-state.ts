@@ -209,6 +209,11 @@ export function nextWakeAt(state: LedgerState): number | null {
   return wake;
 }
 
+/** Whether any worker's allowance is open (given back or not yet). */
+export function holdsAllowances(state: Pick<LedgerState, 'reservations'>): boolean {
+  return Object.values(state.reservations).some((reservation) => reservation.allowance);
+}
+
 /** Reservations whose lease ran out and whose holder's record the ledger is to consult, by id. */
 export function reconcilingReservations(state: LedgerState): [string, OpenReservation][] {
   return Object.entries(state.reservations).filter(([, reservation]) => reservation.reconciling);
@@ -255,6 +260,10 @@ export function reserveBatch(
   state: LedgerState,
   requests: readonly ReservationRequest[],
   now: number,
+  options: {
+    /** Refuse every ask for an allowance (a ledger about to continue as new carries none over). @default false */
+    readonly refuseAllowances?: boolean;
+  } = {},
 ): { state: LedgerState; decisions: ReservationDecision[] } {
   const draft = draftOf(state);
   advanceDraft(draft, now);
@@ -275,7 +284,7 @@ export function reserveBatch(
     const fits =
       Number.isSafeInteger(committed) && (draft.limitNanoUsd === null || committed <= draft.limitNanoUsd);
     const closed = findClosed(draft, request.reservationId);
-    if (closed || !fits) {
+    if (closed || !fits || (request.allowance && options.refuseAllowances)) {
       return {
         granted: false,
         reservationId: request.reservationId,

@@ -146,3 +146,56 @@ test('an allowance its worker never gives back returns at its lease’s end; its
     expect(closed).toMatchObject({ spentNanoUsd: bound, totals: { granted: 1, expired: 1 } });
   });
 });
+
+test('a ledger due to continue as new refuses asks and waits for open allowances to end: no run starts with one', async () => {
+  const scope = uniqueName('allowance');
+  await harness.withWorker(async (_switchyard, taskQueue) => {
+    const entities = entityTaskQueue(taskQueue);
+    const ledger = await harness.temporal.client.workflow.start('ledgerWorkflow', {
+      taskQueue: entities,
+      workflowId: ledgerWorkflowId(scope),
+      args: [{ scope, continueAsNewAfterMessages: 3 }],
+    });
+    const batcher = new LedgerMessageBatcher(
+      createLedgerSender(harness.temporal.client, entities, harness.config),
+    );
+    const ask = (id: string) =>
+      batcher.reserve(scope, {
+        reservationId: id,
+        amountNanoUsd: bound,
+        holder: 'worker w',
+        leaseMs: 3_000,
+        allowance: true,
+      });
+    expect(await ask('allowance:w#1')).toMatchObject({ granted: true, allowance: true });
+    // Three messages make the run due; with the allowance open it must not continue yet, and refuses asks.
+    await batcher.reserve(scope, {
+      reservationId: `${scope}-c1`,
+      amountNanoUsd: bound,
+      holder: 'a call',
+      leaseMs: 60_000,
+    });
+    await batcher.reserve(scope, {
+      reservationId: `${scope}-c2`,
+      amountNanoUsd: bound,
+      holder: 'a call',
+      leaseMs: 60_000,
+    });
+    expect(await ask('allowance:w#2')).toMatchObject({ granted: false });
+    expect((await ledger.describe()).runId).toBe(ledger.firstExecutionRunId);
+    // Its worker gives it back: the ledger continues as new, carrying the calls' reservations and no allowance.
+    await batcher.release(scope, 'allowance:w#1');
+    await eventually(
+      `the ledger of ${scope} to continue as new`,
+      async () => (await ledger.describe()).runId,
+      (runId) => runId !== ledger.firstExecutionRunId,
+      { timeoutMs: 30_000 },
+    );
+    const ledgers = new Ledgers({ client: harness.temporal.client, taskQueue: entities });
+    const snapshot = (await ledgers.get(scope))!;
+    expect(snapshot.openReservations.map((open) => open.reservationId).sort()).toEqual([
+      `${scope}-c1`,
+      `${scope}-c2`,
+    ]);
+  });
+});

@@ -75,6 +75,12 @@ export const SettlementSchema = z.object({
 export const ReleaseSchema = z.object({ reservationId: z.string().min(1).max(500) });
 export type Release = z.infer<typeof ReleaseSchema>;
 
+/** The claims of a claim signal alone: applied even when what rides with them is malformed. */
+export const ClaimsOnlySchema = z.object({
+  allowanceId: z.string().min(1).max(500),
+  claims: z.array(ClaimSchema).min(1).max(MAX_RESERVATIONS_PER_UPDATE),
+});
+
 export const AllowanceClaimsSchema = z.object({
   allowanceId: z.string().min(1).max(500),
   claims: z.array(ClaimSchema).min(1).max(MAX_RESERVATIONS_PER_UPDATE),

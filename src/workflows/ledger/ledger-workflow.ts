@@ -19,6 +19,7 @@ import {
   advanceClock,
   claimFromAllowance,
   createLedgerState,
+  holdsAllowances,
   nextWakeAt,
   reconcileReservation,
   reconcilingReservations,
@@ -33,6 +34,7 @@ import {
 import {
   AllowanceClaimsSchema,
   claimSignal,
+  ClaimsOnlySchema,
   DEFAULT_CONTINUE_AS_NEW_AFTER_MESSAGES,
   LedgerMessagesSchema,
   LedgerWorkflowInputSchema,
@@ -54,6 +56,8 @@ import {
 
 /** Patch id of reconciling expired leases from the holder's record (see `reconcileExpired`). */
 const LEDGER_RECONCILE_PATCH = 'ledger-reconcile';
+/** Patch id of granting allowances to workers (see `allowancesOn`). */
+const LEDGER_ALLOWANCES_PATCH = 'ledger-allowances';
 /** Reservations one reconcile activity reads at most. */
 const MAX_RECONCILED_AT_ONCE = 100;
 
@@ -88,24 +92,30 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
   const mustContinueAsNew = () =>
     messagesThisRun >= continueAsNewAfter || workflowInfo().continueAsNewSuggested;
 
-  // A run that holds allowances says so with a command that code from before allowances never gives: such code
+  // Allowances came with a patch: a run recorded before it answered an ask as a plain reservation, and replays
+  // so. A run that grants one also upserts a memo, a command code from before allowances never gives: such code
   // then cannot replay the run (a nondeterminism error fails its task, which waits for a newer worker) instead of
-  // taking allowances for plain reservations and dropping the claims on them.
+  // taking the allowance for a plain reservation and dropping the claims on it. No run carries an allowance over
+  // continue-as-new (see the loop), so no run's first task, which any worker may take, starts with one.
   let allowancesMarked = false;
+  const allowancesOn = (batch: ReserveBatch): boolean =>
+    batch.requests.some((request) => request.allowance) && patched(LEDGER_ALLOWANCES_PATCH);
   const markAllowances = (decisions: readonly ReservationDecision[]) => {
     if (allowancesMarked || !decisions.some((decision) => decision.granted && decision.allowance)) return;
     allowancesMarked = true;
     upsertMemo({ switchyardLedgerAllowances: true });
   };
-  if (Object.values(state.reservations).some((reservation) => reservation.allowance)) {
-    allowancesMarked = true;
-    upsertMemo({ switchyardLedgerAllowances: true });
-  }
 
   // Date.now() is the activation's time: the validator and the handler of one update see the same instant.
-  const decide = (batch: ReserveBatch, from: LedgerState = state) => {
+  // `live`: a handler's decision, which alone may take the patch (a validator runs only live, and gives no command).
+  const decide = (batch: ReserveBatch, from: LedgerState = state, live = false) => {
     const declared = batch.declaredLimit ? applyConfigLimit(from, batch.declaredLimit, Date.now()) : from;
-    return reserveBatch(declared, batch.requests, Date.now());
+    const requests =
+      live && !allowancesOn(batch)
+        ? batch.requests.map(({ allowance: _plain, ...request }) => request)
+        : batch.requests;
+    // Near continue-as-new no allowance is granted, so the next run starts with none.
+    return reserveBatch(declared, requests, Date.now(), { refuseAllowances: mustContinueAsNew() });
   };
 
   // Handlers must not throw (it would fail the ledger): bad or stray closes are logged and dropped. Defined
@@ -142,10 +152,17 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
   // before it in the order their handlers are registered, and a claim must be applied before a release or settle
   // that follows it in history (its worker trusted it, and sent).
   setHandler(claimSignal, (claims) => {
-    const parsed = AllowanceClaimsSchema.safeParse(claims);
+    let parsed = AllowanceClaimsSchema.safeParse(claims);
     if (!parsed.success) {
-      log.warn(`ledger ${input.scope}: dropped invalid claims`, { issues: parsed.error.issues });
-      return;
+      // The claims are what their worker trusted and sent on: keep them even when what rides along is bad.
+      log.warn(`ledger ${input.scope}: dropped invalid messages riding with claims`, {
+        issues: parsed.error.issues,
+      });
+      parsed = ClaimsOnlySchema.safeParse(claims);
+      if (!parsed.success) {
+        log.warn(`ledger ${input.scope}: dropped invalid claims`, { issues: parsed.error.issues });
+        return;
+      }
     }
     state = closeAll({ settlements: parsed.data.settlements ?? [], releases: parsed.data.releases ?? [] });
     const outcome = claimFromAllowance(state, parsed.data, Date.now());
@@ -167,7 +184,7 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
       // Synchronous on purpose. The SDK runs this right after the validator with nothing in between, so the
       // check and the deduction are one step; an `await` before the assignment below would let other
       // reservations pass the same check and overspend.
-      const outcome = decide(batch);
+      const outcome = decide(batch, state, true);
       state = outcome.state;
       messagesThisRun += 1;
       markAllowances(outcome.decisions);
@@ -194,7 +211,7 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     messagesUpdate,
     (messages) => {
       // Synchronous on purpose, as `reserve`: the check and the deduction are one step.
-      const outcome = decide(messages, closeAll(messages));
+      const outcome = decide(messages, closeAll(messages), true);
       state = outcome.state;
       messagesThisRun += 1;
       markAllowances(outcome.decisions);
@@ -296,15 +313,15 @@ export async function ledgerWorkflow(rawInput: LedgerWorkflowInput): Promise<voi
     // Expires leases and closes an ended window, then sleeps on a durable timer until the next one.
     state = advanceClock(state, Date.now());
     reconcileExpired();
-    // Continue as new only with no holder's record being read: the answer belongs to this run's state.
-    if (mustContinueAsNew() && reconcilingNow.size === 0) break;
+    // Continue as new only with no holder's record being read (the answer belongs to this run's state) and no
+    // allowance open: asks are refused meanwhile, and what is open ends within seconds.
+    const readyToContinue = () => mustContinueAsNew() && reconcilingNow.size === 0 && !holdsAllowances(state);
+    if (readyToContinue()) break;
     const wakeAt = nextWakeAt(state);
     reconciled = false;
     // Wake early only when a new deadline comes before the timer's, so routine messages cost no timer events.
     const wakeEarlier = () =>
-      (mustContinueAsNew() && reconcilingNow.size === 0) ||
-      reconciled ||
-      (nextWakeAt(state) ?? Infinity) < (wakeAt ?? Infinity);
+      readyToContinue() || reconciled || (nextWakeAt(state) ?? Infinity) < (wakeAt ?? Infinity);
     if (wakeAt === null) {
       await condition(wakeEarlier);
     } else {

@@ -237,3 +237,72 @@ test('claims queued behind a slow signal leave in signals of at most 500 message
   expect(Math.max(...sizes)).toBeLessThanOrEqual(500);
   expect(Object.keys(ledger.state().reservations).filter((id) => /^(c|q)\d/.test(id))).toHaveLength(602);
 });
+
+test('a wall clock that moved past the claim window makes a claim untrusted though the monotonic clock did not', async () => {
+  const ledger = memoryLedger(1_000 * BOUND);
+  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 0 });
+  const wall = { now: 0 };
+  const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
+    now: () => 0,
+    wallNow: () => wall.now,
+    idleMs: 60_000,
+  });
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  let open!: () => void;
+  ledger.holdClaims(new Promise<void>((resolve) => (open = resolve)));
+  const late = allowances.reserve('team', call('c2'));
+  await settle();
+  wall.now = 2_500; // a suspended machine: the monotonic clock stood still
+  open();
+  await late;
+  expect(ledger.messages).toContain('reserve c2');
+});
+
+test('an allowance too small for the next call goes back at once, before that call reserves on the ledger', async () => {
+  const ledger = memoryLedger(1_000 * BOUND);
+  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 0 });
+  const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
+    now: () => 0,
+    idleMs: 60_000,
+    initialMultiple: 2,
+  });
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  const big = { ...call('big'), amountNanoUsd: 3 * BOUND };
+  await allowances.reserve('team', big);
+  await settle();
+  const releaseAt = ledger.messages.findIndex((message) => message.startsWith('release allowance'));
+  expect(releaseAt).toBeGreaterThanOrEqual(0);
+  expect(releaseAt).toBeLessThan(ledger.messages.indexOf('reserve big'));
+});
+
+test('a settle taken by a claim that fails is sent again while the scope still has an update in flight', async () => {
+  const ledger = memoryLedger(1_000 * BOUND);
+  const gate: { hold?: Promise<void> } = {};
+  const batcher = new LedgerMessageBatcher(
+    async (scope, batch) => {
+      await gate.hold;
+      return ledger.send(scope, batch);
+    },
+    { lingerMs: 60_000 },
+  );
+  const allowances = new BudgetAllowances(batcher, ledger.sendClaims, { now: () => 0, idleMs: 60_000 });
+  await allowances.reserve('team', call('c1'));
+  await settle();
+  let open!: () => void;
+  gate.hold = new Promise<void>((resolve) => (open = resolve));
+  const inFlight = batcher.reserve('team', call('x1')); // an update in flight keeps the lane
+  await settle();
+  const settled = batcher.settle(
+    'team',
+    { reservationId: 'c1', costNanoUsd: 7, costKnown: true },
+    { linger: true },
+  );
+  ledger.failClaims();
+  const fallback = allowances.reserve('team', call('c2'));
+  await settle();
+  open();
+  await Promise.all([inFlight, fallback, settled]);
+  expect(ledger.messages).toContain('settle c1');
+});

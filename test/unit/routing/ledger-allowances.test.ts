@@ -136,3 +136,10 @@ test('an expired allowance is never charged or reconciled: it held nobody’s at
   expect(later.totals.expired).toBe(0);
   expect(Object.keys(later.reservations)).toEqual([]);
 });
+
+test('a ledger about to continue as new refuses asks for allowances and still grants reservations', () => {
+  const { decisions } = reserveBatch(limited(10 * BOUND), [claim('c1'), allowance('a1', BOUND)], T0, {
+    refuseAllowances: true,
+  });
+  expect(decisions.map((decision) => decision.granted)).toEqual([true, false]);
+});
