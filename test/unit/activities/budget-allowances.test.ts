@@ -1,6 +1,10 @@
 // A worker's allowances, against a ledger state machine in memory: claims granted without a ledger update,
 // recorded before they are trusted, never trusted late, and the allowance given back only after its claims.
-import { BudgetAllowances, type SendClaims } from '../../../src/activities/budget-allowances';
+import {
+  BudgetAllowances,
+  type BudgetAllowanceOptions,
+  type SendClaims,
+} from '../../../src/activities/budget-allowances';
 import { LedgerMessageBatcher, type SendLedgerBatch } from '../../../src/activities/ledger-batcher';
 import {
   claimFromAllowance,
@@ -61,12 +65,14 @@ function memoryLedger(limitNanoUsd: number | null) {
   };
 }
 
-function setup(limit: number | null, clock = { now: 0 }, lingerMs = 0) {
+/** A memory ledger, a batcher and the allowances over them; `options` are the allowances' own. */
+function setup(limit: number | null, clock = { now: 0 }, lingerMs = 0, options: BudgetAllowanceOptions = {}) {
   const ledger = memoryLedger(limit);
   const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs });
   const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
     now: () => clock.now,
     idleMs: 60_000,
+    ...options,
   });
   return { ledger, allowances, clock, batcher };
 }
@@ -239,14 +245,8 @@ test('claims queued behind a slow signal leave in signals of at most 500 message
 });
 
 test('a wall clock that moved past the claim window makes a claim untrusted though the monotonic clock did not', async () => {
-  const ledger = memoryLedger(1_000 * BOUND);
-  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 0 });
   const wall = { now: 0 };
-  const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
-    now: () => 0,
-    wallNow: () => wall.now,
-    idleMs: 60_000,
-  });
+  const { ledger, allowances } = setup(1_000 * BOUND, { now: 0 }, 0, { wallNow: () => wall.now });
   await allowances.reserve('team', call('c1'));
   await settle();
   let open!: () => void;
@@ -260,13 +260,7 @@ test('a wall clock that moved past the claim window makes a claim untrusted thou
 });
 
 test('an allowance too small for the next call goes back at once, before that call reserves on the ledger', async () => {
-  const ledger = memoryLedger(1_000 * BOUND);
-  const batcher = new LedgerMessageBatcher(ledger.send, { lingerMs: 0 });
-  const allowances = new BudgetAllowances(batcher, ledger.sendClaims, {
-    now: () => 0,
-    idleMs: 60_000,
-    initialMultiple: 2,
-  });
+  const { ledger, allowances } = setup(1_000 * BOUND, { now: 0 }, 0, { initialMultiple: 2 });
   await allowances.reserve('team', call('c1'));
   await settle();
   const big = { ...call('big'), amountNanoUsd: 3 * BOUND };
