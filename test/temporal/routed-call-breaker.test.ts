@@ -2,6 +2,7 @@
 import { startHarness, type Harness } from '../support/harness';
 import { expectRoutedCallError } from '../support/expect-failure';
 import { breakerWorkflowId } from '../../src/workflows/breaker/definitions';
+import { uniqueName } from '../support/temporal';
 
 const request = { messages: [{ role: 'user' as const, content: 'Say hello' }], maxOutputTokens: 64 };
 const breaker = { failureThreshold: 2, cooldownMs: 600_000 };
@@ -119,4 +120,27 @@ test('healthy calls add no event to the breaker history', async () => {
     expect((await handle.describe()).historyLength).toBe(before);
   });
   expect(harness.fake.counters('gpt-primary').answered).toBe(6);
+});
+
+test('whenAllOpen probe_first: a probe the budget refuses ends the call BudgetExceeded, not CircuitOpen', async () => {
+  harness.fake.scriptAlways('gpt-primary', { kind: 'error', error: 'overloaded' });
+  harness.fake.scriptAlways('claude-primary', { kind: 'error', error: 'overloaded' });
+  const budget = uniqueName('probe-budget');
+  const error = await harness.withWorker(async (switchyard) => {
+    for (let call = 0; call < 2; call += 1) {
+      await expectRoutedCallError(switchyard.generate({ route: twoTargets, request }));
+    }
+    harness.fake.reset();
+    // Room for no attempt at all: the probe the breaker grants is refused by the ledger before it sends.
+    await switchyard.ledgers.setLimit(budget, { limitUsd: 0.000001 });
+    return expectRoutedCallError(switchyard.generate({ route: twoTargets, request, budget }));
+  });
+  expect(error.record?.attempts.map((attempt) => attempt.skipReason)).toEqual([
+    'circuit_open',
+    'circuit_open',
+    'over_budget',
+    expect.any(String),
+  ]);
+  expect(error.type).toBe('BudgetExceeded');
+  expect(harness.fake.requests).toHaveLength(0);
 });

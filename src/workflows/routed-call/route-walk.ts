@@ -300,6 +300,10 @@ export class RouteWalk {
         const probed = await this.probeAllOpen();
         if (probed) return probed;
       }
+      // A probe the budget refused: the budget stopped the call, and waiting for a breaker would not help.
+      if (this.log.requestsMadeThisRound === 0 && this.skips.shortfalls.length > 0) {
+        throw budgetExceededFailure(this.skips.shortfalls, this.log.record());
+      }
       if (this.log.requestsMadeThisRound === 0) {
         throw circuitOpenFailure(Math.min(...this.skips.circuitOpenUntilMs), this.log.record());
       }
