@@ -133,7 +133,11 @@ test('whenAllOpen probe_first: a probe the budget refuses ends the call BudgetEx
     harness.fake.reset();
     // Room for no attempt at all: the probe the breaker grants is refused by the ledger before it sends.
     await switchyard.ledgers.setLimit(budget, { limitUsd: 0.000001 });
-    return expectRoutedCallError(switchyard.generate({ route: twoTargets, request, budget }));
+    const refused = await expectRoutedCallError(switchyard.generate({ route: twoTargets, request, budget }));
+    // The refused probe gave its lease back: the next call probes the first target at once, and is served.
+    const next = await switchyard.generate({ route: twoTargets, request });
+    expect(next.record.servedBy?.model).toBe('gpt-primary');
+    return refused;
   });
   expect(error.record?.attempts.map((attempt) => attempt.skipReason)).toEqual([
     'circuit_open',
@@ -142,5 +146,5 @@ test('whenAllOpen probe_first: a probe the budget refuses ends the call BudgetEx
     expect.any(String),
   ]);
   expect(error.type).toBe('BudgetExceeded');
-  expect(harness.fake.requests).toHaveLength(0);
+  expect(harness.fake.requests).toHaveLength(1);
 });
