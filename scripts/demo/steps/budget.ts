@@ -32,9 +32,10 @@ export const budgetStep: TourStep = {
           ...prompt('Write a novel.', 4_000),
         }),
       );
-      say('  (unexpected: the call was not refused)');
+      // The tour shows a refusal: a call that went through means the story no longer holds, so the demo fails.
+      throw new Error('the call whose worst case does not fit the budget was not refused');
     } catch (error) {
-      if (!(error instanceof RoutedCallError)) throw error;
+      if (!(error instanceof RoutedCallError) || error.type !== 'BudgetExceeded') throw error;
       say(`\n  ${error.type}: ${error.message}`);
       if (error.record) printRecord(tour, error.record);
     }

@@ -6,7 +6,9 @@ import { printRecord, prompt, type TourStep } from '../tour';
 export const failoverStep: TourStep = {
   title: `Failover on 429: openai/${DemoModels.primary} is rate limited, anthropic/${DemoModels.secondary} answers`,
   async run(tour) {
-    tour.fake.script(DemoModels.primary, { kind: 'error', error: 'rate_limited', retryAfterSeconds: 20 });
+    // Its Retry-After pauses the target for every caller; kept short, so the pause is over before the budget step
+    // sends to this target again.
+    tour.fake.script(DemoModels.primary, { kind: 'error', error: 'rate_limited', retryAfterSeconds: 2 });
     tour.fake.script(DemoModels.secondary, {
       kind: 'answer',
       text: 'Hello from the second target!',
