@@ -79,6 +79,11 @@ function setup(limit: number | null, clock = { now: 0 }, lingerMs = 0, options: 
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A settle of `reservationId` that waits in the batcher for company (a claim or an update to ride with). */
+function lingeringSettle(batcher: LedgerMessageBatcher, reservationId: string, costNanoUsd: number) {
+  return batcher.settle('team', { reservationId, costNanoUsd, costKnown: true }, { linger: true });
+}
+
 test('after the first call asks beside its own reservation, the next calls are claims, not reserve updates', async () => {
   const { ledger, allowances } = setup(1_000 * BOUND);
   expect(await allowances.reserve('team', call('c1'))).toMatchObject({ granted: true });
@@ -188,11 +193,7 @@ test('a settle waiting for company leaves with the next claim instead of an upda
   await allowances.reserve('team', call('c1'));
   await settle();
   await allowances.reserve('team', call('c2'));
-  const settled = batcher.settle(
-    'team',
-    { reservationId: 'c2', costNanoUsd: 7, costKnown: true },
-    { linger: true },
-  );
+  const settled = lingeringSettle(batcher, 'c2', 7);
   await allowances.reserve('team', call('c3'));
   await settled;
   expect(ledger.messages.slice(-2)).toEqual(['settle c2', 'claim c3']);
@@ -203,11 +204,7 @@ test('a claim that fails gives the settles it carried back to the batcher, which
   const { ledger, allowances, batcher } = setup(1_000 * BOUND, { now: 0 }, 60_000);
   await allowances.reserve('team', call('c1'));
   await settle();
-  const settled = batcher.settle(
-    'team',
-    { reservationId: 'c1', costNanoUsd: 7, costKnown: true },
-    { linger: true },
-  );
+  const settled = lingeringSettle(batcher, 'c1', 7);
   ledger.failClaims();
   await allowances.reserve('team', call('c2'));
   await settled;
@@ -232,9 +229,7 @@ test('claims queued behind a slow signal leave in signals of at most 500 message
   ledger.holdClaims(new Promise<void>((resolve) => (open = resolve)));
   const first = allowances.reserve('team', call('c1'));
   await settle();
-  const settles = Array.from({ length: 300 }, (_, index) =>
-    batcher.settle('team', { reservationId: `s${index}`, costNanoUsd: 1, costKnown: true }, { linger: true }),
-  );
+  const settles = Array.from({ length: 300 }, (_, index) => lingeringSettle(batcher, `s${index}`, 1));
   const queued = Array.from({ length: 600 }, (_, index) => allowances.reserve('team', call(`q${index}`)));
   open();
   const decisions = await Promise.all([first, ...queued]);
@@ -288,11 +283,7 @@ test('a settle taken by a claim that fails is sent again while the scope still h
   gate.hold = new Promise<void>((resolve) => (open = resolve));
   const inFlight = batcher.reserve('team', call('x1')); // an update in flight keeps the lane
   await settle();
-  const settled = batcher.settle(
-    'team',
-    { reservationId: 'c1', costNanoUsd: 7, costKnown: true },
-    { linger: true },
-  );
+  const settled = lingeringSettle(batcher, 'c1', 7);
   ledger.failClaims();
   const fallback = allowances.reserve('team', call('c2'));
   await settle();
